@@ -1,0 +1,60 @@
+// spank_config.cpp - see spank_config.hpp.
+#include "spank_config.hpp"
+
+#include <set>
+#include <string>
+
+namespace omru {
+
+namespace {
+const char *const kKeys = "default_profile, max_gpus";
+}
+
+Parsed<omru_spank_config_t> parse_spank_config(int argc,
+					       const char *const *argv)
+{
+	using R = Parsed<omru_spank_config_t>;
+	omru_spank_config_t cfg{OMRU_PROFILE_AUTO, OMRU_GPUS_LIMIT};
+	std::set<std::string> seen;
+	for (int i = 0; i < argc; i++) {
+		if (!argv || !argv[i])
+			return R::fail("plugstack.conf: missing argument");
+		std::string_view arg(argv[i]);
+		if (arg.size() > 4096)
+			return R::fail("plugstack.conf: argument too long");
+		size_t eq = arg.find('=');
+		if (eq == std::string_view::npos || eq == 0)
+			return R::fail("plugstack.conf: '" + std::string(arg) +
+				       "': expected key=value (keys: " + kKeys +
+				       ")");
+		std::string key(arg.substr(0, eq));
+		std::string_view value = arg.substr(eq + 1);
+		if (!seen.insert(key).second)
+			return R::fail("plugstack.conf: " + key +
+				       " given more than once");
+		if (key == "default_profile") {
+			auto r = parse_profile_mode(value);
+			if (!r.ok())
+				return R::fail("plugstack.conf: default_profile=" +
+					       std::string(value) +
+					       ": unknown mode (allowed: auto, "
+					       "off, force)");
+			cfg.default_profile = r.value();
+		} else if (key == "max_gpus") {
+			auto r = parse_gpus_range(value, OMRU_GPUS_LIMIT);
+			if (!r.ok() || r.value().min != r.value().max ||
+			    value.find('-') != std::string_view::npos)
+				return R::fail("plugstack.conf: max_gpus=" +
+					       std::string(value) +
+					       ": expected an integer from 1 "
+					       "to 1024");
+			cfg.max_gpus = r.value().max;
+		} else {
+			return R::fail("plugstack.conf: unknown key '" + key +
+				       "' (keys: " + kKeys + ")");
+		}
+	}
+	return R{cfg};
+}
+
+} // namespace omru

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Installs every Debian package that slurm-omru's build, tests and demo need.
+# Idempotent: packages already present are skipped, and `apt-get update` runs
+# at most once per invocation (only when something is missing).
+#
+# Never installs slurm-wlm-emulator: its front ends cannot run against Debian's
+# libslurmfull and it silently switches the slurmctld/slurmd alternatives.
+set -euo pipefail
+
+PACKAGES=(
+  # build
+  build-essential autoconf automake libtool pkg-config dpkg-dev
+  # Slurm: daemons, clients, public headers, accounting, auth
+  slurmctld slurmd slurmdbd slurm-client slurm-wlm-basic-plugins
+  slurm-wlm-mysql-plugin libslurm-dev libpam0g-dev munge libmunge-dev
+  # accounting database for sacct
+  mariadb-server mariadb-client
+  # topology and unit tests
+  libhwloc-dev hwloc check
+  # local test cluster
+  iproute2 procps psmisc
+)
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps.sh: must run as root (it calls apt-get install)" >&2
+  exit 1
+fi
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+
+if dpkg-query -W -f='${Status}' slurm-wlm-emulator 2>/dev/null | grep -q 'install ok installed'; then
+  echo "install-deps.sh: slurm-wlm-emulator is installed; it replaces the real" \
+       "slurmctld/slurmd. Remove it: apt-get purge slurm-wlm-emulator" >&2
+  exit 1
+fi
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps.sh: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+
+echo "install-deps.sh: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# Daemons must not be started by the package scripts: the test cluster runs its
+# own instances with private state.  policy-rc.d 101 = "action forbidden".
+policy=/usr/sbin/policy-rc.d
+made_policy=0
+if [ ! -e "$policy" ]; then
+  printf '#!/bin/sh\nexit 101\n' > "$policy"; chmod +x "$policy"; made_policy=1
+fi
+trap '[ "$made_policy" = 1 ] && rm -f "$policy"' EXIT
+apt-get install -y -qq --no-install-recommends "${missing[@]}"
+echo "install-deps.sh: done"

@@ -1,0 +1,36 @@
+/*
+ * omru_spank.h - internal interface between the files of spank_omru.
+ * spank_omru.c holds the SPANK hooks and dispatches on spank_context();
+ * options.c owns the --omru-* options; job_env.c carries them to slurmctld
+ * (allocator/local context) and to the tasks (remote context).
+ */
+#ifndef OMRU_SPANK_H
+#define OMRU_SPANK_H
+
+#include <slurm/spank.h>
+
+#include "omru/omru.h"
+
+#define OMRU_SPANK_NAME "spank_omru"
+
+/* The options this invocation was given, validated (set == 0: none). */
+extern omru_job_options_t omru_opts;
+/* plugstack.conf settings. */
+extern omru_spank_config_t omru_config;
+
+/* options.c: register every --omru-* option with SPANK. RET 0 or -1 */
+extern int omru_options_register(spank_t sp);
+
+/* options.c: checks across options after all were parsed. RET 0 or -1 */
+extern int omru_options_check(void);
+
+/* options.c: the profile mode in force (given, else plugstack default). */
+extern omru_profile_mode_t omru_options_profile(void);
+
+/* job_env.c: store the options in the job's spank_job_env. RET 0 or -1 */
+extern int omru_job_env_store(spank_t sp);
+
+/* job_env.c: export OMRU_* into a task's environment. RET 0 or -1 */
+extern int omru_task_env_export(spank_t sp);
+
+#endif

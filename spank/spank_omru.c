@@ -1,0 +1,60 @@
+/*
+ * spank_omru.c - the SPANK entry points of spank_omru.  Each hook switches
+ * on spank_context() and calls the module that owns the behaviour; no logic
+ * lives here.
+ */
+#include <slurm/spank.h>
+
+#include "omru_spank.h"
+
+SPANK_PLUGIN(spank_omru, 1);
+
+omru_job_options_t omru_opts;
+omru_spank_config_t omru_config;
+
+int slurm_spank_init(spank_t sp, int ac, char **av)
+{
+	char err[512];
+
+	if (omru_spank_config_parse(ac, (const char *const *) av, &omru_config,
+				    err, sizeof(err)) != OMRU_OK) {
+		slurm_error("%s: %s", OMRU_SPANK_NAME, err);
+		return -1;
+	}
+	/*
+	 * Options must be registered here, not through a static
+	 * spank_options[] table: sbatch and salloc ignore the table.
+	 */
+	switch (spank_context()) {
+	case S_CTX_LOCAL:
+	case S_CTX_ALLOCATOR:
+	case S_CTX_REMOTE:
+		return omru_options_register(sp);
+	default:
+		return 0;
+	}
+}
+
+int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
+{
+	(void) ac;
+	(void) av;
+	switch (spank_context()) {
+	case S_CTX_LOCAL:
+	case S_CTX_ALLOCATOR:
+		if (omru_options_check() != 0)
+			return -1;
+		return omru_job_env_store(sp);
+	default:
+		return 0;
+	}
+}
+
+int slurm_spank_task_init(spank_t sp, int ac, char **av)
+{
+	(void) ac;
+	(void) av;
+	if (spank_context() != S_CTX_REMOTE)
+		return 0;
+	return omru_task_env_export(sp);
+}

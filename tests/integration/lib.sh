@@ -1,0 +1,78 @@
+# lib.sh - helpers for integration tests against the local Slurm cluster.
+# Sourced by *.test scripts; they print TAP (one "ok"/"not ok" per check).
+
+: "${OMRU_SRCDIR:?run through make check (OMRU_SRCDIR unset)}"
+: "${OMRU_BUILDDIR:?run through make check (OMRU_BUILDDIR unset)}"
+
+TAP_N=0
+TAP_FAILED=0
+
+ok() { TAP_N=$((TAP_N + 1)); echo "ok $TAP_N - $*"; }
+not_ok() {
+  TAP_N=$((TAP_N + 1)); TAP_FAILED=$((TAP_FAILED + 1))
+  echo "not ok $TAP_N - $1"
+  shift
+  # Diagnostics: TAP comment lines, so a failure explains itself in the log.
+  [ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/# /'
+  return 0
+}
+# check NAME CMD...: one TAP line from a command's exit status.
+check() {
+  local name=$1; shift
+  local out
+  if out=$("$@" 2>&1); then ok "$name"; else not_ok "$name" "$out"; fi
+}
+bail() { echo "Bail out! $*"; exit 1; }
+
+# Starts a cluster with both plugins from the build tree under a fresh
+# directory (short path: unix socket paths are limited to 108 bytes).
+cluster_up() {
+  CLUSTER_DIR=$(mktemp -d /tmp/omru-it.XXXXXX)
+  PLUGSTACK_FILE=$CLUSTER_DIR.plugstack.conf
+  echo "required $OMRU_BUILDDIR/spank/.libs/spank_omru.so" > "$PLUGSTACK_FILE"
+  trap cluster_down EXIT
+  if ! "$OMRU_SRCDIR/scripts/cluster/start.sh" --state "$CLUSTER_DIR" \
+      --select-type select/omru_cons_tres \
+      --plugin-dir "$OMRU_BUILDDIR/select_plugin/.libs" \
+      --plugstack "$PLUGSTACK_FILE" --port-base "${OMRU_TEST_PORT_BASE:-17100}" \
+      "$@" > "$CLUSTER_DIR.start.log" 2>&1; then
+    sed 's/^/# /' "$CLUSTER_DIR.start.log"
+    bail "the local Slurm cluster did not come up (see above)"
+  fi
+  grep 'ready in' "$CLUSTER_DIR.start.log" | sed 's/^/# /'
+  # shellcheck disable=SC1091
+  . "$CLUSTER_DIR/env.sh"
+  CTLD_LOG=$(ls "$CLUSTER_DIR"/log/slurmctld*.log 2>/dev/null | head -n1)
+  [ -n "$CTLD_LOG" ] || bail "no slurmctld log under $CLUSTER_DIR/log"
+}
+
+cluster_down() {
+  [ -n "${CLUSTER_DIR:-}" ] || return 0
+  "$OMRU_SRCDIR/scripts/cluster/stop.sh" --state "$CLUSTER_DIR" >/dev/null 2>&1 || true
+  if [ "$TAP_FAILED" = 0 ] && [ -z "${OMRU_KEEP_CLUSTER:-}" ]; then
+    rm -rf "$CLUSTER_DIR" "$CLUSTER_DIR".*
+  else
+    echo "# cluster state kept in $CLUSTER_DIR"
+  fi
+}
+
+# submit ARGS...: sbatch --parsable; prints the job id (exit 1 if refused).
+submit() { sbatch --parsable "$@" | cut -d';' -f1; }
+
+# wait_done JOBID [TIMEOUT_S]: waits until the job has ended; prints its
+# State as sacct reports it (COMPLETED, FAILED, ...).
+wait_done() {
+  local id=$1 limit=${2:-60} t=0 state=""
+  while [ "$t" -lt $((limit * 2)) ]; do
+    if ! squeue -h -j "$id" 2>/dev/null | grep -q .; then
+      state=$(sacct -n -X -P -j "$id" -o State 2>/dev/null | head -n1)
+      case $state in
+        ""|PENDING|RUNNING|COMPLETING) ;;
+        *) echo "$state"; return 0 ;;
+      esac
+    fi
+    sleep 0.5; t=$((t + 1))
+  done
+  echo "TIMEOUT"
+  return 1
+}

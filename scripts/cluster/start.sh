@@ -1,0 +1,386 @@
+#!/usr/bin/env bash
+# Starts a local Slurm 22.05 test cluster on this one machine, with every file
+# (configs, logs, spool, munge key and socket, MariaDB data, PID records)
+# under the --state directory.  See README.md next to this script.
+#
+# Order: munged -> MariaDB -> slurmdbd -> accounts -> [namespaces] ->
+# slurmctld -> slurmd per node -> wait until every node is idle.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=lib/layout.sh
+. "$HERE/lib/layout.sh"
+# shellcheck source=lib/daemons.sh
+. "$HERE/lib/daemons.sh"
+# shellcheck source=lib/network.sh
+. "$HERE/lib/network.sh"
+# shellcheck source=lib/configs.sh
+. "$HERE/lib/configs.sh"
+
+READY_TIMEOUT_S=60
+STEP_TIMEOUT_S=30
+DEBUG_LEVELS="quiet fatal error info verbose debug debug2 debug3 debug4 debug5"
+
+usage() {
+  cat <<USAGE
+usage: $0 --state DIR [--select-type TYPE] [--plugin-dir DIR]
+          [--plugstack FILE] [--nodes N] [--netns K] [--port-base P]
+          [--ctld-debug LEVEL]
+
+  --state DIR          all state, configs and logs go here (created if missing)
+  --select-type TYPE   SelectType (default select/omru_cons_tres)
+  --plugin-dir DIR     appended to Slurm's PluginDir (where select_omru_cons_tres.so is)
+  --plugstack FILE     copied to DIR/plugstack.conf (default: empty plugstack)
+  --nodes N            slurmd on loopback, nodes n1..nN (default 4)
+  --netns K            slurmd in network namespaces, nodes ns1..nsK (default 0)
+  --port-base P        ports P..P+10+N+K; namespace subnet 10.200.(P%256).0/24
+                       (default 17000)
+  --ctld-debug LEVEL   SlurmctldDebug (default debug)
+USAGE
+}
+
+die() {
+  echo "start.sh: $*" >&2
+  exit 1
+}
+
+# elapsed_s: seconds since main() began, one decimal.
+elapsed_s() {
+  awk -v a="$T0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'
+}
+
+# progress MSG: a timestamped line, so a slow step shows in CI logs.
+progress() { echo "start.sh: [$(elapsed_s) s] $*"; }
+
+parse_args() {
+  STATE_ARG="" SELECT_TYPE=select/omru_cons_tres EXTRA_PLUGIN_DIR=""
+  PLUGSTACK_SRC="" NODES=4 NETNS=0 PORT_BASE=17000 CTLD_DEBUG=debug
+  while [ $# -gt 0 ]; do
+    case $1 in
+      -h | --help) usage; exit 0 ;;
+      --state | --select-type | --plugin-dir | --plugstack | --nodes | --netns | \
+        --port-base | --ctld-debug)
+        [ $# -ge 2 ] || die "$1 needs a value"
+        case $1 in
+          --state) STATE_ARG=$2 ;;
+          --select-type) SELECT_TYPE=$2 ;;
+          --plugin-dir) EXTRA_PLUGIN_DIR=$2 ;;
+          --plugstack) PLUGSTACK_SRC=$2 ;;
+          --nodes) NODES=$2 ;;
+          --netns) NETNS=$2 ;;
+          --port-base) PORT_BASE=$2 ;;
+          --ctld-debug) CTLD_DEBUG=$2 ;;
+        esac
+        shift 2 ;;
+      *) usage >&2; die "unknown argument '$1'" ;;
+    esac
+  done
+}
+
+# validate_args: every bad value is refused here with what is allowed, before
+# anything is started.
+validate_args() {
+  [ -n "$STATE_ARG" ] || { usage >&2; die "--state DIR is required"; }
+  [ "$(id -u)" -eq 0 ] ||
+    die "must run as root (daemons run as SlurmUser=root; mknod, namespaces)"
+  if ! [[ $NODES =~ ^[0-9]+$ ]] || [ "$NODES" -gt 200 ]; then
+    die "--nodes=$NODES: must be an integer 0..200"
+  fi
+  if ! [[ $NETNS =~ ^[0-9]+$ ]] || [ "$NETNS" -gt 200 ]; then
+    die "--netns=$NETNS: must be an integer 0..200"
+  fi
+  [ $((NODES + NETNS)) -ge 1 ] || die "--nodes + --netns must be at least 1"
+  if ! [[ $PORT_BASE =~ ^[0-9]+$ ]] || [ "$PORT_BASE" -lt 1024 ] ||
+    [ $((PORT_BASE + 10 + NODES + NETNS)) -gt 65535 ]; then
+    die "--port-base=$PORT_BASE: need 1024 <= P and P+10+N+K <= 65535"
+  fi
+  [[ " $DEBUG_LEVELS " == *" $CTLD_DEBUG "* ]] ||
+    die "--ctld-debug=$CTLD_DEBUG: must be one of: $DEBUG_LEVELS"
+  [[ $SELECT_TYPE =~ ^select/[A-Za-z0-9_]+$ ]] ||
+    die "--select-type=$SELECT_TYPE: must look like select/NAME"
+  if [ -n "$PLUGSTACK_SRC" ]; then
+    [ -f "$PLUGSTACK_SRC" ] || die "--plugstack=$PLUGSTACK_SRC: no such file"
+  fi
+  if [ -n "$EXTRA_PLUGIN_DIR" ]; then
+    [ -d "$EXTRA_PLUGIN_DIR" ] || die "--plugin-dir=$EXTRA_PLUGIN_DIR: no such directory"
+    EXTRA_PLUGIN_DIR=$(cd "$EXTRA_PLUGIN_DIR" && pwd)
+  fi
+  if [ "$NETNS" -gt 0 ]; then
+    if ! command -v ip >/dev/null || ! command -v nsenter >/dev/null; then
+      die "--netns needs ip (iproute2) and nsenter (util-linux)"
+    fi
+  fi
+  local cmd
+  for cmd in munged mariadb-install-db mariadbd mariadb slurmdbd slurmctld \
+    slurmd sacctmgr sinfo; do
+    command -v "$cmd" >/dev/null || die "$cmd not found; run scripts/install-deps.sh"
+  done
+}
+
+# find_plugin_dirs: the system's Slurm plugin directory plus --plugin-dir, and
+# a clear refusal when the chosen select plugin is in neither.
+find_plugin_dirs() {
+  local sys="" d
+  for d in /usr/lib/x86_64-linux-gnu/slurm-wlm /usr/lib/*/slurm-wlm /usr/lib64/slurm /usr/lib/slurm; do
+    if [ -f "$d/select_cons_tres.so" ]; then sys=$d; break; fi
+  done
+  [ -n "$sys" ] || die "Slurm's plugin directory (with select_cons_tres.so) not found"
+  PLUGIN_DIRS=$sys${EXTRA_PLUGIN_DIR:+:$EXTRA_PLUGIN_DIR}
+  local so="select_${SELECT_TYPE#select/}.so"
+  if [ ! -f "$sys/$so" ] && { [ -z "$EXTRA_PLUGIN_DIR" ] || [ ! -f "$EXTRA_PLUGIN_DIR/$so" ]; }; then
+    die "--select-type=$SELECT_TYPE: $so is not in $PLUGIN_DIRS" \
+      "(build it and pass --plugin-dir, or use --select-type select/cons_tres)"
+  fi
+}
+
+# prepare_state_dir: make STATE ours and empty of an earlier run's state.
+# A non-empty directory without our marker is refused, so a typo in --state
+# can never wipe someone's files.
+prepare_state_dir() {
+  mkdir -p "$STATE_ARG"
+  layout_init "$(cd "$STATE_ARG" && pwd)"
+  [[ $STATE != *[[:space:]]* ]] || die "--state=$STATE: path must not contain whitespace"
+  # Unix socket paths (munge, MariaDB, slurmstepd's under spool) max 107 bytes.
+  [ ${#STATE} -le 60 ] || die "--state=$STATE: path longer than 60 characters" \
+    "(socket paths under it would exceed the 107-byte limit)"
+  if [ ! -e "$MARKER" ] && [ -n "$(ls -A "$STATE")" ]; then
+    die "--state=$STATE is not empty and was not made by this script; refusing to use it"
+  fi
+  : >"$MARKER"
+  if [ -n "$(ls -A "$STATE/pids" 2>/dev/null)" ] || [ -s "$NET_RECORD" ]; then
+    echo "start.sh: a cluster from an earlier run may be up in $STATE; stopping it"
+    "$HERE/stop.sh" --state "$STATE" || die "could not stop the earlier cluster"
+  fi
+  # Keep the previous run's logs for post-mortem, one generation.
+  if [ -d "$LOG_DIR" ]; then
+    rm -rf "$LOG_DIR.prev"
+    mv "$LOG_DIR" "$LOG_DIR.prev"
+  fi
+  rm -rf "${GENERATED[@]}"
+  mkdir -p "$LOG_DIR" "$PIDS_DIR" "$RUN_DIR" "$CTLD_STATE_DIR" "$NET_DIR"
+  local i
+  for ((i = 1; i <= NODES; i++)); do mkdir -p "$SPOOL_DIR/n$i"; done
+  for ((i = 1; i <= NETNS; i++)); do mkdir -p "$SPOOL_DIR/ns$i"; done
+}
+
+# dump_logs FILE...: the tail of each log, for a failed start.
+dump_logs() {
+  local f
+  for f in "$@"; do
+    [ -s "$f" ] || continue
+    echo "----- tail of $f -----" >&2
+    tail -n 25 "$f" >&2
+  done
+}
+
+# wait_until TIMEOUT_S WHAT DAEMON CMD...: poll CMD until it succeeds; fail
+# after TIMEOUT_S, or at once when DAEMON (whose log is printed) has died.
+wait_until() {
+  local timeout=$1 what=$2 daemon=$3
+  shift 3
+  local deadline=$((SECONDS + timeout))
+  until "$@" >/dev/null 2>&1; do
+    if ! daemon_alive "$daemon"; then
+      dump_logs "$LOG_DIR/$daemon.log" "$LOG_DIR/$daemon.out"
+      die "$daemon exited while waiting for $what"
+    fi
+    if [ $SECONDS -ge $deadline ]; then
+      dump_logs "$LOG_DIR/$daemon.log" "$LOG_DIR/$daemon.out"
+      die "timed out after ${timeout}s waiting for $what"
+    fi
+    sleep 0.1
+  done
+}
+
+# start_munge: a private key and socket, so the cluster never depends on (or
+# disturbs) the host's munged.  The socket's directory must be world-searchable.
+start_munge() {
+  mkdir -p "$MUNGE_DIR"
+  chmod 755 "$MUNGE_DIR"
+  (umask 077 && head -c 1024 /dev/urandom >"$MUNGE_DIR/munge.key")
+  chmod 400 "$MUNGE_DIR/munge.key"
+  start_daemon munged "$LOG_DIR/munged.log" munged --foreground \
+    --key-file="$MUNGE_DIR/munge.key" --socket="$MUNGE_SOCKET" \
+    --pid-file="$RUN_DIR/munged.pid" --seed-file="$MUNGE_DIR/munged.seed"
+  wait_until "$STEP_TIMEOUT_S" "munged's socket" munged \
+    sh -c "munge -S '$MUNGE_SOCKET' -n | unmunge -S '$MUNGE_SOCKET'"
+}
+
+# db_args: options shared by mariadb-install-db and mariadbd.  Small InnoDB
+# files keep a fresh data directory at ~25 MB and its creation under a second.
+db_args() {
+  echo --no-defaults --datadir="$DB_DIR/data" --user=root --skip-name-resolve \
+    --innodb-log-file-size=8M --innodb-data-file-path=ibdata1:12M:autoextend \
+    --innodb-buffer-pool-size=64M
+}
+
+# start_mariadb: a fresh database per start (job ids restart at 1 with the
+# fresh controller state, so stale accounting records must not exist).
+start_mariadb() {
+  local -a args
+  read -r -a args <<<"$(db_args)"
+  mkdir -p "$DB_DIR"
+  mariadb-install-db "${args[@]}" --skip-test-db \
+    --auth-root-authentication-method=socket >"$LOG_DIR/mariadb-install.log" 2>&1 ||
+    { dump_logs "$LOG_DIR/mariadb-install.log"; die "mariadb-install-db failed"; }
+  start_daemon mariadbd "$LOG_DIR/mariadbd.log" mariadbd "${args[@]}" \
+    --socket="$DB_SOCKET" --port="$(db_port "$PORT_BASE")" \
+    --bind-address=127.0.0.1 --pid-file="$RUN_DIR/mariadbd.pid" \
+    --skip-log-bin --innodb-flush-log-at-trx-commit=0
+  wait_until "$STEP_TIMEOUT_S" "MariaDB" mariadbd \
+    mariadb-admin --no-defaults -S "$DB_SOCKET" -u root ping
+  DB_PASS=$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
+  mariadb --no-defaults -S "$DB_SOCKET" -u root -e "
+    CREATE USER 'slurm'@'127.0.0.1' IDENTIFIED BY '$DB_PASS';
+    GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1';"
+}
+
+start_slurmdbd() {
+  write_dbd_conf
+  # slurmdbd finds slurmdbd.conf next to $SLURM_CONF.
+  start_daemon slurmdbd "$LOG_DIR/slurmdbd.out" slurmdbd -D
+  wait_until "$STEP_TIMEOUT_S" "slurmdbd" slurmdbd sacctmgr -n -P list cluster
+}
+
+# register_cluster: must exist before slurmctld registers with slurmdbd.
+register_cluster() {
+  sacctmgr -i add cluster "$CLUSTER_NAME" >>"$LOG_DIR/sacctmgr.log" 2>&1 ||
+    { dump_logs "$LOG_DIR/sacctmgr.log" "$LOG_DIR/slurmdbd.log"; die "sacctmgr add cluster failed"; }
+}
+
+# register_accounts: account omru; root and the sudo caller as its users, with
+# omru as their default account.  Each sacctmgr call costs ~0.5 s of TCP
+# round trips, so this runs while slurmctld and the slurmds boot (it only has
+# to be done before the first job, i.e. before start.sh returns).
+register_accounts() {
+  local users=root
+  if [ -n "${SUDO_USER:-}" ] && [ "$SUDO_USER" != root ]; then
+    users+=",$SUDO_USER"
+  fi
+  {
+    sacctmgr -i add account "$ACCOUNT" Cluster="$CLUSTER_NAME" \
+      Description="slurm-omru tests" Organization=omru &&
+      sacctmgr -i add user "$users" Account="$ACCOUNT" DefaultAccount="$ACCOUNT" &&
+      # root exists already (account root); "add user" leaves its default.
+      sacctmgr -i modify user where name="$users" set DefaultAccount="$ACCOUNT"
+  } >>"$LOG_DIR/sacctmgr.log" 2>&1
+}
+
+# wait_accounts PID: the result of register_accounts running as PID.
+wait_accounts() {
+  wait "$1" ||
+    { dump_logs "$LOG_DIR/sacctmgr.log" "$LOG_DIR/slurmdbd.log"; die "sacctmgr (accounts, users) failed"; }
+}
+
+start_slurmctld() {
+  start_daemon slurmctld "$LOG_DIR/slurmctld.out" slurmctld -D -f "$SLURM_CONF_FILE"
+}
+
+# start_slurmds: one slurmd per node.  Namespace nodes are entered with
+# nsenter --net, which (unlike `ip netns exec`) leaves /sys alone.
+start_slurmds() {
+  SLURMD_NAMES=()
+  local i
+  for ((i = 1; i <= NODES; i++)); do
+    SLURMD_NAMES+=("slurmd-n$i")
+    start_daemon "slurmd-n$i" "$LOG_DIR/slurmd-n$i.out" \
+      slurmd -D -N "n$i" -f "$SLURM_CONF_FILE"
+  done
+  for ((i = 1; i <= NETNS; i++)); do
+    SLURMD_NAMES+=("slurmd-ns$i")
+    start_daemon "slurmd-ns$i" "$LOG_DIR/slurmd-ns$i.out" \
+      nsenter --net="/run/netns/$(net_ns "$PORT_BASE" "$i")" \
+      slurmd -D -N "ns$i" -f "$SLURM_CONF_FILE"
+  done
+}
+
+# all_nodes_idle: every node reports exactly "idle".  A node that can never
+# get there (invalid config, drained) ends the wait at once.
+all_nodes_idle() {
+  local states
+  states=$(sinfo -h -N -o '%N %T' 2>/dev/null) || return 1
+  if grep -qE ' (inval|drain|drained|draining|fail)' <<<"$states"; then
+    NODE_PROBLEM=$states
+    return 0
+  fi
+  [ "$(grep -c ' idle$' <<<"$states")" -eq $((NODES + NETNS)) ]
+}
+
+wait_nodes_idle() {
+  NODE_PROBLEM=""
+  local deadline=$((SECONDS + READY_TIMEOUT_S))
+  until all_nodes_idle; do
+    local d
+    for d in slurmctld "${SLURMD_NAMES[@]}"; do
+      daemon_alive "$d" || { dump_logs "$LOG_DIR/$d.log" "$LOG_DIR/$d.out"; die "$d exited"; }
+    done
+    if [ $SECONDS -ge $deadline ]; then
+      sinfo -N >&2 || true
+      dump_logs "$LOG_DIR"/slurmctld.log "$LOG_DIR"/slurmd-*.log
+      die "nodes not idle after ${READY_TIMEOUT_S}s"
+    fi
+    sleep 0.1
+  done
+  if [ -n "$NODE_PROBLEM" ]; then
+    echo "$NODE_PROBLEM" >&2
+    sinfo -R >&2 || true
+    dump_logs "$LOG_DIR"/slurmctld.log "$LOG_DIR"/slurmd-*.log
+    die "a node failed to register"
+  fi
+}
+
+# on_exit: a start that did not reach "ready" stops whatever it started, so
+# no half cluster is left running; the logs stay for post-mortem.
+on_exit() {
+  local rc=$?
+  [ "${READY:-0}" = 1 ] && return 0
+  [ -n "${STATE:-}" ] && [ -d "${PIDS_DIR:-/nonexistent}" ] || return 0
+  echo "start.sh: start failed (rc=$rc); stopping what was started; logs in $LOG_DIR" >&2
+  "$HERE/stop.sh" --state "$STATE" >&2 || true
+}
+
+main() {
+  T0=$EPOCHREALTIME
+  parse_args "$@"
+  validate_args
+  find_plugin_dirs
+  trap on_exit EXIT
+  prepare_state_dir
+
+  CTLD_ADDR=127.0.0.1
+  if [ "$NETNS" -gt 0 ]; then
+    net_create "$PORT_BASE" "$NETNS" || die "creating network namespaces failed"
+    CTLD_ADDR=$(net_bridge_addr "$PORT_BASE")
+  fi
+  make_gpu_devices
+  write_plugstack "$PLUGSTACK_SRC"
+  write_gres_conf
+  write_slurm_conf
+  write_env_sh
+  export SLURM_CONF=$SLURM_CONF_FILE
+
+  progress "configs written in $STATE"
+
+  start_munge
+  progress "munged up"
+  start_mariadb
+  progress "MariaDB up"
+  start_slurmdbd
+  progress "slurmdbd up"
+  register_cluster
+  progress "cluster registered"
+  register_accounts &
+  local accounts_pid=$!
+  start_slurmctld
+  start_slurmds
+  wait_nodes_idle
+  progress "all nodes idle"
+  wait_accounts "$accounts_pid"
+  READY=1
+
+  echo "cluster ready in $(elapsed_s) s: $((NODES + NETNS)) nodes idle," \
+    "SelectType=$SELECT_TYPE, state in $STATE"
+  echo "use it with: source $ENV_FILE"
+}
+
+main "$@"

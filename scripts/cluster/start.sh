@@ -173,6 +173,22 @@ dump_logs() {
   done
 }
 
+# dump_daemon_logs NAME...: the tail of each daemon's log.  Slurm daemons
+# started with -D repeat their log on stderr (NAME.out); from there only the
+# lines that are not log lines are shown (crashes, sanitizer reports).
+dump_daemon_logs() {
+  local name out
+  for name in "$@"; do
+    dump_logs "$LOG_DIR/$name.log"
+    out=$LOG_DIR/$name.out
+    [ -s "$out" ] || continue
+    if grep -qvE '^slurm[a-z]*: ' "$out"; then
+      echo "----- other output of $name ($out) -----" >&2
+      grep -vE '^slurm[a-z]*: ' "$out" | tail -n 25 >&2
+    fi
+  done
+}
+
 # wait_until TIMEOUT_S WHAT DAEMON CMD...: poll CMD until it succeeds; fail
 # after TIMEOUT_S, or at once when DAEMON (whose log is printed) has died.
 wait_until() {
@@ -181,11 +197,11 @@ wait_until() {
   local deadline=$((SECONDS + timeout))
   until "$@" >/dev/null 2>&1; do
     if ! daemon_alive "$daemon"; then
-      dump_logs "$LOG_DIR/$daemon.log" "$LOG_DIR/$daemon.out"
+      dump_daemon_logs "$daemon"
       die "$daemon exited while waiting for $what"
     fi
     if [ $SECONDS -ge $deadline ]; then
-      dump_logs "$LOG_DIR/$daemon.log" "$LOG_DIR/$daemon.out"
+      dump_daemon_logs "$daemon"
       die "timed out after ${timeout}s waiting for $what"
     fi
     sleep 0.1
@@ -312,11 +328,11 @@ wait_nodes_idle() {
   until all_nodes_idle; do
     local d
     for d in slurmctld "${SLURMD_NAMES[@]}"; do
-      daemon_alive "$d" || { dump_logs "$LOG_DIR/$d.log" "$LOG_DIR/$d.out"; die "$d exited"; }
+      daemon_alive "$d" || { dump_daemon_logs "$d"; die "$d exited"; }
     done
     if [ $SECONDS -ge $deadline ]; then
       sinfo -N >&2 || true
-      dump_logs "$LOG_DIR"/slurmctld.log "$LOG_DIR"/slurmd-*.log
+      dump_daemon_logs slurmctld "${SLURMD_NAMES[@]}"
       die "nodes not idle after ${READY_TIMEOUT_S}s"
     fi
     sleep 0.1
@@ -324,7 +340,7 @@ wait_nodes_idle() {
   if [ -n "$NODE_PROBLEM" ]; then
     echo "$NODE_PROBLEM" >&2
     sinfo -R >&2 || true
-    dump_logs "$LOG_DIR"/slurmctld.log "$LOG_DIR"/slurmd-*.log
+    dump_daemon_logs slurmctld "${SLURMD_NAMES[@]}"
     die "a node failed to register"
   fi
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Stops the local test cluster that start.sh started in --state DIR: exactly
-# the daemons it recorded (by PID and start time, never by name), the job
-# processes those daemons left in their sessions, and the network namespaces
+# the daemons it recorded (by PID and start time, never by name), the
+# slurmstepds and job processes those daemons left behind, and the namespaces
 # and links it recorded.  Logs stay in DIR/log.  Stopping twice is fine.
 set -euo pipefail
 
@@ -45,7 +45,7 @@ names_matching() {
 
 # cancel_jobs: while slurmctld still runs, cancel every job and give the
 # slurmstepds a few seconds to end their tasks cleanly.  Whatever is left is
-# killed later by session.
+# found and ended by helper_procs below.
 cancel_jobs() {
   daemon_alive slurmctld || return 0
   export SLURM_CONF=$SLURM_CONF_FILE
@@ -76,8 +76,10 @@ main() {
   cancel_jobs
   local -a slurm_daemons leftovers
   mapfile -t slurm_daemons < <(names_matching 'slurmd-*'; names_matching slurmctld)
-  # Collected before the leaders go: afterwards their sessions can't be named.
-  mapfile -t leftovers < <(session_members "${slurm_daemons[@]}" slurmdbd mariadbd munged)
+  # Collected while the daemons run: once they are gone, their children are
+  # orphans that nothing ties to this cluster any more.
+  mapfile -t leftovers < <(helper_procs "$LOG_DIR/slurmd-*.log" \
+    "${slurm_daemons[@]}" slurmdbd mariadbd munged)
 
   # Dependents first: slurmd/slurmctld need slurmdbd, which needs MariaDB;
   # munged goes last because everyone authenticates through it.  Anything
@@ -91,10 +93,10 @@ main() {
   mapfile -t others < <(names_matching '*')
   stop_daemons "$GRACE_S" "${others[@]}" || rc=1
 
-  # Most members (slurmscriptd, finished steps) exit with their daemon.
+  # Most helpers (slurmscriptd, steps of cancelled jobs) end with their daemon.
   mapfile -t leftovers < <(alive_procs "${leftovers[@]}")
   if [ ${#leftovers[@]} -gt 0 ]; then
-    echo "stop.sh: ending ${#leftovers[@]} processes left in the daemons' sessions:" \
+    echo "stop.sh: ending ${#leftovers[@]} processes the daemons left behind:" \
       "${leftovers[*]%%:*}" >&2
     terminate_procs 3 "${leftovers[@]}" || rc=1
   fi

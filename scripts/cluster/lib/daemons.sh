@@ -5,8 +5,8 @@
 # PID is written to $PIDS_DIR/NAME.pid together with its start time
 # ($PIDS_DIR/NAME.start, field 22 of /proc/PID/stat).  A PID file alone could
 # name an unrelated process once the PID is reused; PID + start time cannot.
-# Because each daemon leads its own session, the processes it leaves behind
-# (slurmstepd and job tasks) can be found by session id, never by name.
+# The processes they spawn (slurmstepd, job tasks) are found from these
+# records too (helper_procs), never by name alone.
 #
 # The caller sets PIDS_DIR before using these functions.
 
@@ -61,31 +61,69 @@ daemon_pid() {
 
 daemon_alive() { daemon_pid "$1" >/dev/null; }
 
-# session_members NAME...: PID:STARTTIME of live processes (other than the
-# leaders) in the sessions led by the named daemons, e.g. slurmstepd and job
-# tasks.  A member must have started no earlier than its leader, which rules
-# out a stranger whose session id merely equals a reused PID.
-session_members() {
-  local -A leader_start=()
-  local name pid
+# helper_procs SLURMD_LOG_GLOB NAME...: PID:START of the processes that the
+# named daemons spawned and that could outlive them: every slurmstepd holding
+# open a file matching SLURMD_LOG_GLOB, and all descendants of the daemons and
+# of those slurmstepds (slurmscriptd, job tasks).  slurmstepd is double-forked
+# into a session of its own, so neither its parent nor its session leads back
+# to our slurmd; the slurmd log file it inherits does.  Only processes started
+# no earlier than the oldest daemon count, which rules out strangers whose
+# parent PID merely equals a reused PID.  Dead daemons' orphans are found too.
+helper_procs() {
+  local log_glob=$1
+  shift
+  local -A daemon=()
+  local name pid start oldest=""
   for name in "$@"; do
-    pid=$(daemon_pid "$name") || continue
-    leader_start[$pid]=$(<"$PIDS_DIR/$name.start")
+    # A daemon that died still dates its orphans.
+    start=$(cat "$PIDS_DIR/$name.start" 2>/dev/null) || continue
+    if [ -z "$oldest" ] || [ "$start" -lt "$oldest" ]; then oldest=$start; fi
+    if pid=$(daemon_pid "$name"); then daemon[$pid]=1; fi
   done
-  [ ${#leader_start[@]} -gt 0 ] || return 0
-  local p stat
+  [ -n "$oldest" ] || return 0
+
+  # One pass over /proc: parent and start time of every candidate, and the
+  # slurmstepds of this cluster as the first found processes.
+  local -A ppid_of=() start_of=() found=()
+  local p stat comm fd
   local -a f
   for p in /proc/[0-9]*; do
     p=${p#/proc/}
-    [ -z "${leader_start[$p]:-}" ] || continue
     read -r stat 2>/dev/null <"/proc/$p/stat" || continue
     read -r -a f <<<"${stat##*) }"
-    # f[3] is the session id (field 6), f[19] the start time (field 22).
-    local lstart=${leader_start[${f[3]}]:-}
-    if [ -n "$lstart" ] && [ "${f[0]}" != Z ] && [ "${f[19]}" -ge "$lstart" ]; then
-      echo "$p:${f[19]}"
+    # f[0] is the state (field 3), f[1] the parent (4), f[19] the start (22).
+    if [ "${f[0]}" = Z ] || [ "${f[19]}" -lt "$oldest" ] || [ -n "${daemon[$p]:-}" ]; then
+      continue
     fi
+    ppid_of[$p]=${f[1]}
+    start_of[$p]=${f[19]}
+    comm=${stat#*(}
+    comm=${comm%)*}
+    [ "$comm" = slurmstepd ] || continue
+    for fd in "/proc/$p/fd/"*; do
+      # shellcheck disable=SC2053 # unquoted: the glob is the pattern
+      if [[ $(readlink "$fd" 2>/dev/null) == $log_glob ]]; then
+        found[$p]=1
+        break
+      fi
+    done
   done
+
+  # Add children of daemons and of found processes until nothing changes
+  # (process trees are shallow, so this loops a handful of times).
+  local grew=1 parent
+  while [ $grew = 1 ]; do
+    grew=0
+    for p in "${!ppid_of[@]}"; do
+      [ -z "${found[$p]:-}" ] || continue
+      parent=${ppid_of[$p]}
+      if [ -n "${daemon[$parent]:-}" ] || [ -n "${found[$parent]:-}" ]; then
+        found[$p]=1
+        grew=1
+      fi
+    done
+  done
+  for p in "${!found[@]}"; do echo "$p:${start_of[$p]}"; done
 }
 
 # still_running PID:START...: succeed if any of the given processes is alive.

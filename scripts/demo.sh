@@ -22,7 +22,7 @@ build=$("$top/scripts/build.sh" | tail -n1)
 
 echo "== starting the local cluster in $state"
 "$top/scripts/cluster/stop.sh" --state "$state" >/dev/null 2>&1 || true
-rm -rf "$state"; mkdir -p "$state"; chmod 755 "$state"
+mkdir -p "$state"  # start.sh stops and wipes a cluster it made here earlier
 echo "required $build/spank/.libs/spank_omru.so" > "$state.plugstack.conf"
 "$top/scripts/cluster/start.sh" --state "$state" \
   --select-type select/omru_cons_tres --plugin-dir "$build/select_plugin/.libs" \

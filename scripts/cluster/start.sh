@@ -147,6 +147,9 @@ prepare_state_dir() {
     die "--state=$STATE is not empty and was not made by this script; refusing to use it"
   fi
   : >"$MARKER"
+  # munged refuses a socket whose path is not searchable by all (mktemp -d
+  # makes 0700 directories).
+  chmod 755 "$STATE"
   if [ -n "$(ls -A "$STATE/pids" 2>/dev/null)" ] || [ -s "$NET_RECORD" ]; then
     echo "start.sh: a cluster from an earlier run may be up in $STATE; stopping it"
     "$HERE/stop.sh" --state "$STATE" || die "could not stop the earlier cluster"
@@ -361,6 +364,8 @@ main() {
   validate_args
   find_plugin_dirs
   trap on_exit EXIT
+  # A CI timeout's signal must also run on_exit, which bash only does on exit.
+  trap 'exit 130' INT TERM HUP
   prepare_state_dir
 
   CTLD_ADDR=127.0.0.1

@@ -28,7 +28,6 @@ bail() { echo "Bail out! $*"; exit 1; }
 # directory (short path: unix socket paths are limited to 108 bytes).
 cluster_up() {
   CLUSTER_DIR=$(mktemp -d /tmp/omru-it.XXXXXX)
-  chmod 755 "$CLUSTER_DIR"  # munged insists the socket path is world-searchable
   PLUGSTACK_FILE=$CLUSTER_DIR.plugstack.conf
   echo "required $OMRU_BUILDDIR/spank/.libs/spank_omru.so" > "$PLUGSTACK_FILE"
   trap cluster_down EXIT

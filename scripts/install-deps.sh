@@ -12,7 +12,7 @@ PACKAGES=(
   build-essential autoconf automake libtool pkg-config dpkg-dev
   # Slurm: daemons, clients, public headers, accounting, auth
   slurmctld slurmd slurmdbd slurm-client slurm-wlm-basic-plugins
-  slurm-wlm-mysql-plugin libslurm-dev libpam0g-dev munge libmunge-dev
+  slurm-wlm-mysql-plugin libslurm-dev munge libmunge-dev
   # accounting database for sacct
   mariadb-server mariadb-client
   # topology and unit tests

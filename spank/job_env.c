@@ -14,7 +14,6 @@ typedef spank_err_t (*setenv_fn)(spank_t, const char *, const char *, int);
 /* Calls set(name, value) for each OMRU_* variable of the job. RET 0 or -1 */
 static int export_all(spank_t sp, setenv_fn set, const char *where)
 {
-	char buf[64];
 	struct {
 		const char *name;
 		const char *value;
@@ -45,9 +44,9 @@ static int export_all(spank_t sp, setenv_fn set, const char *where)
 	for (int i = 0; i < n; i++) {
 		spank_err_t rc = set(sp, vars[i].name, vars[i].value, 1);
 		if (rc != ESPANK_SUCCESS) {
-			snprintf(buf, sizeof(buf), "%s", spank_strerror(rc));
 			slurm_error("%s: cannot set %s in the %s: %s",
-				    OMRU_SPANK_NAME, vars[i].name, where, buf);
+				    OMRU_SPANK_NAME, vars[i].name, where,
+				    spank_strerror(rc));
 			return -1;
 		}
 	}

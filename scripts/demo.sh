@@ -35,7 +35,7 @@ echo "required $build/spank/.libs/spank_omru.so" > "$state.plugstack.conf"
 echo "== submitting $(grep -cv '^#' "$top/demo/workload.txt") jobs (job emulator, time scale ${OMRU_EMU_TIME_SCALE:-0.02})"
 mkdir -p "$state/out"
 # sbatch copies the script into the spool: tell it where the profiles are.
-export OMRU_EMU_PROFILES=$top/demo/profiles-t4.csv
+export OMRU_EMU_PROFILES=$top/data/profiles-t4.csv
 ids=()
 while read -r line; do
   case $line in ''|'#'*) continue ;; esac

@@ -1,0 +1,74 @@
+// policy.hpp - a scheduling policy: one class per policy, registered by name
+// (policy/registry.cpp) and driven the same way by omru-sim and select/omru.
+#ifndef OMRU_POLICY_POLICY_HPP
+#define OMRU_POLICY_POLICY_HPP
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "policy/scheduling_context.hpp"
+
+namespace omru {
+
+struct PolicyOptions {
+	double walltime_factor = 1.0;        // backfill: estimate = F x truth
+	std::vector<double> tiresias_thresholds_gpu_s{ 3600.0 };
+	uint64_t seed = 1;                   // omru-ga
+	int ga_iterations = 1000;
+	int ga_population = 50;
+};
+
+class Policy {
+    public:
+	virtual ~Policy() = default;
+	// Why this policy cannot run the workload ("" when it can): checked
+	// before a simulation starts so the user gets a clear message instead
+	// of a schedule that never ends.
+	virtual std::string refuse(const Workload &w, const ProfileTable &p,
+				   const Cluster &c) const;
+	// Called at every arrival, completion and requested wake-up, after the
+	// context reflects them.  Starts and stops jobs through the context.
+	virtual void schedule(SchedulingContext &ctx) = 0;
+};
+
+struct PolicyInfo {
+	const char *name;
+	const char *summary; // one line for --help and --list-policies
+	std::unique_ptr<Policy> (*make)(const PolicyOptions &);
+};
+
+// Every policy omru-sim offers, in the order --help lists them.
+const std::vector<PolicyInfo> &policy_registry();
+const PolicyInfo *find_policy(const std::string &name);
+
+// ---- helpers shared by policies (policy/policy_helpers.cpp) ----
+
+// Why `job` cannot run at exactly `gpus` GPUs on an empty cluster ("" when it
+// can): more GPUs than the cluster has, or no profile row for the packed
+// spread.
+std::string why_not_runnable(const Workload &w, const ProfileTable &p,
+			     const Cluster &c, int job, int gpus);
+// The first job that cannot run at its requested size, as a message.
+std::string refuse_unrunnable_rigid(const Workload &w, const ProfileTable &p,
+				    const Cluster &c);
+// The first job with no runnable count in [gpus_min, gpus_max].
+std::string refuse_unrunnable_moldable(const Workload &w, const ProfileTable &p,
+				       const Cluster &c);
+
+// Packs `gpus` GPUs for `job` on the free GPUs (placement.hpp) and checks the
+// profiles have a row for the resulting spread.
+std::optional<NodeCounts> place_job(const SchedulingContext &ctx, int job,
+				    int gpus);
+// place_job + start.  RET whether the job started.
+bool start_packed(SchedulingContext &ctx, int job, int gpus);
+// Seconds the job still needs at `gpus` GPUs packed, by the profiles' truth;
+// nothing when there is no row.
+std::optional<double> remaining_s(const SchedulingContext &ctx, int job,
+				  int gpus);
+
+} // namespace omru
+
+#endif

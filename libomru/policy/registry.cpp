@@ -1,0 +1,29 @@
+// registry.cpp - every policy by name.  "omru" is reserved for the product's
+// planner and is not listed until it exists.
+#include "policy/registry.hpp"
+
+namespace omru {
+
+const std::vector<PolicyInfo> &policy_registry()
+{
+	static const std::vector<PolicyInfo> all = {
+		{ "fifo", "rigid, strict submission order, no backfill", make_fifo },
+		{ "backfill", "rigid, EASY backfill on walltime estimates (Slurm sched/backfill)", make_backfill },
+		{ "sjf", "rigid, shortest job first, non-preemptive", make_sjf },
+		{ "tiresias", "rigid, discretised 2D least-attained-service with preemption (Tiresias, NSDI'19)", make_tiresias },
+		{ "optimus", "moldable, GPUs to the largest marginal gain in completion time (Optimus, EuroSys'18)", make_optimus },
+		{ "seq", "one job at a time on the whole cluster (or its largest profiled count)", make_seq },
+		{ "omru-ga", "offline batches: OMRU paper's genetic algorithm with greedy allotment and GPU reuse", make_omru_ga },
+	};
+	return all;
+}
+
+const PolicyInfo *find_policy(const std::string &name)
+{
+	for (const PolicyInfo &p : policy_registry())
+		if (name == p.name)
+			return &p;
+	return nullptr;
+}
+
+} // namespace omru

@@ -1,0 +1,39 @@
+// simulator.hpp - discrete-event replay of a workload under one policy.
+// Time advances from event to event (arrivals, completions, wake-ups the
+// policy asked for); the policy is called after each batch of events at one
+// instant; job progress follows the profiles' truth exactly.
+#ifndef OMRU_SIM_SIMULATOR_HPP
+#define OMRU_SIM_SIMULATOR_HPP
+
+#include <functional>
+#include <stdexcept>
+
+#include "model/schedule.hpp"
+#include "policy/policy.hpp"
+
+namespace omru {
+
+struct SimOptions {
+	double restart_overhead_s = 0;
+	// Called after completions with (jobs done, jobs in total).
+	std::function<void(size_t, size_t)> on_progress;
+};
+
+struct SimResult {
+	Schedule schedule;
+	double plan_ms = 0; // wall time spent inside Policy::schedule
+};
+
+// The policy stopped making progress (jobs left, nothing running, nothing
+// to wait for); what() names the jobs.
+class SimStuck : public std::runtime_error {
+	using std::runtime_error::runtime_error;
+};
+
+// RET the schedule the policy produced.  Throws SimStuck as above.
+SimResult simulate(const Cluster &c, const ProfileTable &p, const Workload &w,
+		   Policy &policy, const SimOptions &opts);
+
+} // namespace omru
+
+#endif

@@ -1,0 +1,44 @@
+// summary.hpp - the numbers a schedule is judged by (doc/sim-formats.md,
+// Summary), and a lower bound on the makespan any policy could reach.
+#ifndef OMRU_SIM_SUMMARY_HPP
+#define OMRU_SIM_SUMMARY_HPP
+
+#include <string>
+
+#include "model/schedule.hpp"
+
+namespace omru {
+
+struct Summary {
+	std::string policy;
+	size_t jobs = 0;
+	double makespan_s = 0;   // last end - first submit
+	double avg_jct_s = 0;    // jct = end of last segment - submit
+	double p50_jct_s = 0;    // nearest-rank percentiles
+	double p99_jct_s = 0;
+	double avg_queue_s = 0;  // jct minus time in segments: waiting, ever
+	double gpu_utilization = 0; // GPU-seconds held / (GPUs x makespan)
+	double lower_bound_s = 0;
+	double plan_ms = 0;
+};
+
+// Lower bound on the makespan (measured from the first submit) of any valid
+// schedule: the largest of
+//  - for every job, submit + its shortest runtime at any count in its range
+//    and any spread the cluster allows;
+//  - for every submit time t, t + (least GPU-seconds of the jobs submitted at
+//    or after t) / total GPUs  (t = first submit is the plain area bound).
+// Restart overheads only lengthen schedules, so they do not enter.
+double makespan_lower_bound(const Cluster &c, const ProfileTable &p,
+			    const Workload &w);
+
+Summary summarize(const std::string &policy, const Cluster &c,
+		  const ProfileTable &p, const Workload &w, const Schedule &s,
+		  double plan_ms);
+
+// One JSON object, the keys of the spec in the spec's order.
+std::string summary_json(const Summary &s);
+
+} // namespace omru
+
+#endif

@@ -1,0 +1,46 @@
+// cli_args.hpp - omru-sim's command line: "--name value" or "--name=value",
+// flags without a value, and every mistake reported as a usage error.
+#ifndef OMRU_SIM_CLI_ARGS_HPP
+#define OMRU_SIM_CLI_ARGS_HPP
+
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace omru {
+
+// A usage mistake; omru-sim prints what() and exits 2.
+class UsageError : public std::runtime_error {
+	using std::runtime_error::runtime_error;
+};
+
+struct OptionSpec {
+	const char *name; // without "--"
+	bool takes_value;
+};
+
+class CliArgs {
+    public:
+	// Throws UsageError for an unknown option, a missing value, a value
+	// given to a flag, a repeated option or a stray positional argument.
+	CliArgs(const std::vector<std::string> &args,
+		const std::vector<OptionSpec> &known);
+
+	bool has(const std::string &name) const { return values_.count(name) != 0; }
+	std::optional<std::string> get(const std::string &name) const;
+	std::string required(const std::string &name) const;
+	// Typed values; UsageError names the option and what is allowed.
+	double number(const std::string &name, double fallback, double min,
+		      double max) const;
+	long integer(const std::string &name, long fallback, long min,
+		     long max) const;
+
+    private:
+	std::map<std::string, std::string> values_;
+};
+
+} // namespace omru
+
+#endif

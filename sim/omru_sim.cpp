@@ -1,0 +1,144 @@
+// omru_sim.cpp - omru-sim: replay a workload on a simulated GPU cluster under
+// one policy (default command), check a schedule (validate), or compare
+// policies (compare).  Formats: doc/sim-formats.md.  Exit status: 0 done,
+// 1 the policy or the schedule failed, 2 bad usage or malformed input.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include <unistd.h>
+
+#include "compare.hpp"
+#include "gantt_svg.hpp"
+#include "model/csv_table.hpp"
+#include "run_policy.hpp"
+#include "sim/validator.hpp"
+
+using namespace omru;
+
+static const char kUsage[] =
+	"usage: omru-sim --cluster NxG --profiles P.csv --workload W.csv --policy NAME\n"
+	"                [--schedule-out S.csv] [--json] [--gantt OUT.svg]\n"
+	"                [--restart-overhead SECONDS] [policy options]\n"
+	"       omru-sim validate --cluster NxG --profiles P.csv --workload W.csv\n"
+	"                --schedule S.csv [--restart-overhead SECONDS]\n"
+	"       omru-sim compare --cluster NxG --profiles P.csv --workload W.csv\n"
+	"                [--policies A,B,...] [--gantt OUT.svg] [--json]\n"
+	"                [--restart-overhead SECONDS] [policy options]\n"
+	"       omru-sim --list-policies | --help | --version\n";
+
+static void print_help()
+{
+	std::cout << kUsage << "\n"
+		"Replays a training workload on N nodes of G GPUs under one scheduling\n"
+		"policy and reports the schedule; file formats in sim-formats.md.\n\n"
+		"  --cluster NxG            N identical nodes with G GPUs each\n"
+		"  --profiles FILE          model,gpus,epoch_s[,nodes]: epoch times (the truth)\n"
+		"  --workload FILE          job_id,submit_s,model,epochs,gpus[,gpus_min,gpus_max]\n"
+		"  --policy NAME            see --list-policies\n"
+		"  --schedule-out FILE      per-segment schedule CSV ('-' for stdout)\n"
+		"  --json                   print the summary as one JSON object\n"
+		"  --gantt FILE             write a Gantt chart (SVG)\n"
+		"  --restart-overhead S     seconds a job pays each time it resumes (default 0)\n"
+		"policy options:\n"
+		"  --walltime-factor F      backfill: walltime estimate = F x true runtime (>= 1, default 1)\n"
+		"  --tiresias-thresholds L  tiresias: queue thresholds, GPU-seconds (default 3600)\n"
+		"  --seed N                 omru-ga: random seed (default 1)\n"
+		"  --iterations N           omru-ga: generations (default 1000)\n"
+		"  --population N           omru-ga: population size (default 50)\n\n"
+		"Exit status: 0 done, 1 the policy failed or the schedule is invalid,\n"
+		"2 bad usage or malformed input.  See omru-sim(1).\n";
+}
+
+static int run_main(const std::vector<std::string> &argv)
+{
+	CliArgs args(argv, join(join(kInputOptions, kPolicyOptions),
+				{ { "policy", true }, { "schedule-out", true },
+				  { "json", false }, { "gantt", true } }));
+	if (args.get("schedule-out").value_or("") == "-" && args.has("json"))
+		throw UsageError("--schedule-out - and --json would both write to "
+				 "standard output; send one to a file");
+	SimInputs in = read_sim_inputs(args);
+	PolicyRun run = run_policy(args.required("policy"), in,
+				   read_policy_options(args), isatty(2));
+	if (!run.error.empty()) {
+		std::cerr << "omru-sim: " << run.error << "\n";
+		return 1;
+	}
+	if (auto path = args.get("schedule-out")) {
+		if (*path == "-") {
+			write_schedule_csv(std::cout, run.result.schedule, in.workload);
+		} else {
+			std::ofstream f(*path);
+			write_schedule_csv(f, run.result.schedule, in.workload);
+			if (!f.flush())
+				throw InputError(*path, "cannot write the schedule");
+		}
+	}
+	if (auto path = args.get("gantt")) {
+		std::ofstream f(*path);
+		write_gantt_svg(f, in.cluster, in.workload,
+				{ { chart_title(run.summary), &run.result.schedule } });
+		if (!f.flush())
+			throw InputError(*path, "cannot write the chart");
+	}
+	if (args.has("json"))
+		std::cout << summary_json(run.summary) << "\n";
+	else if (args.get("schedule-out").value_or("") != "-")
+		print_summary(std::cout, run.summary, in);
+	return 0;
+}
+
+static int validate_main(const std::vector<std::string> &argv)
+{
+	CliArgs args(argv, join(kInputOptions, { { "schedule", true } }));
+	SimInputs in = read_sim_inputs(args);
+	std::string path = args.required("schedule");
+	Schedule s = schedule_from_csv(CsvTable::read_file(path), in.workload);
+	auto violations = validate_schedule(in.cluster, in.profiles, in.workload,
+					    s, in.restart_overhead_s);
+	for (const Violation &v : violations)
+		std::cout << path << ":" << (v.line ? std::to_string(v.line) + ":" : "")
+			  << " " << v.message << "\n";
+	if (!violations.empty()) {
+		std::cout << violations.size() << " violation(s)\n";
+		return 1;
+	}
+	std::cout << path << ": valid (" << s.size() << " segments, "
+		  << in.workload.jobs.size() << " jobs)\n";
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	std::vector<std::string> args(argv + 1, argv + argc);
+	try {
+		if (args.size() == 1 && (args[0] == "--help" || args[0] == "-h")) {
+			print_help();
+			return 0;
+		}
+		if (args.size() == 1 && args[0] == "--version") {
+			std::cout << "omru-sim " OMRU_VERSION "\n";
+			return 0;
+		}
+		if (args.size() == 1 && args[0] == "--list-policies") {
+			for (const PolicyInfo &p : policy_registry())
+				std::printf("%-10s %s\n", p.name, p.summary);
+			return 0;
+		}
+		if (!args.empty() && args[0] == "validate")
+			return validate_main({ args.begin() + 1, args.end() });
+		if (!args.empty() && args[0] == "compare")
+			return compare_main({ args.begin() + 1, args.end() });
+		return run_main(args);
+	} catch (const UsageError &e) {
+		std::cerr << "omru-sim: " << e.what() << "\n" << kUsage;
+		return 2;
+	} catch (const InputError &e) {
+		std::cerr << "omru-sim: " << e.what() << "\n";
+		return 2;
+	} catch (const std::exception &e) {
+		std::cerr << "omru-sim: internal error: " << e.what() << "\n";
+		return 1;
+	}
+}

@@ -1,0 +1,73 @@
+// sim_inputs.cpp - see sim_inputs.hpp.
+#include "sim_inputs.hpp"
+
+#include "model/csv_table.hpp"
+
+namespace omru {
+
+const std::vector<OptionSpec> kInputOptions = {
+	{ "cluster", true }, { "profiles", true }, { "workload", true },
+	{ "restart-overhead", true },
+};
+
+const std::vector<OptionSpec> kPolicyOptions = {
+	{ "walltime-factor", true }, { "tiresias-thresholds", true },
+	{ "seed", true }, { "iterations", true }, { "population", true },
+};
+
+std::vector<OptionSpec> join(std::vector<OptionSpec> a,
+			     const std::vector<OptionSpec> &b)
+{
+	a.insert(a.end(), b.begin(), b.end());
+	return a;
+}
+
+SimInputs read_sim_inputs(const CliArgs &args)
+{
+	SimInputs in;
+	auto cluster = parse_cluster(args.required("cluster"));
+	if (!cluster.ok())
+		throw UsageError(cluster.error());
+	in.cluster = cluster.value();
+	std::string profiles = args.required("profiles");
+	std::string workload = args.required("workload");
+	in.restart_overhead_s = args.number("restart-overhead", 0, 0, 1e9);
+	in.profiles = ProfileTable::from_csv(CsvTable::read_file(profiles));
+	in.workload = workload_from_csv(CsvTable::read_file(workload), in.profiles);
+	return in;
+}
+
+static std::vector<double> parse_thresholds(const std::string &v)
+{
+	std::vector<double> out;
+	size_t pos = 0;
+	while (pos <= v.size()) {
+		size_t comma = v.find(',', pos);
+		std::string item = v.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+		char *end = nullptr;
+		double d = std::strtod(item.c_str(), &end);
+		if (item.empty() || *end || !(d > 0) || d > 1e15 ||
+		    (!out.empty() && d <= out.back()))
+			throw UsageError("--tiresias-thresholds '" + v +
+					 "': expected increasing GPU-second values > 0, comma-separated (e.g. 3600,36000)");
+		out.push_back(d);
+		if (comma == std::string::npos)
+			break;
+		pos = comma + 1;
+	}
+	return out;
+}
+
+PolicyOptions read_policy_options(const CliArgs &args)
+{
+	PolicyOptions o;
+	o.walltime_factor = args.number("walltime-factor", 1.0, 1.0, 1000.0);
+	if (auto t = args.get("tiresias-thresholds"))
+		o.tiresias_thresholds_gpu_s = parse_thresholds(*t);
+	o.seed = static_cast<uint64_t>(args.integer("seed", 1, 0, 1L << 62));
+	o.ga_iterations = static_cast<int>(args.integer("iterations", 1000, 1, 10000000));
+	o.ga_population = static_cast<int>(args.integer("population", 50, 2, 100000));
+	return o;
+}
+
+} // namespace omru

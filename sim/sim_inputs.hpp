@@ -1,0 +1,33 @@
+// sim_inputs.hpp - the inputs every omru-sim command shares (cluster,
+// profiles, workload, restart overhead), read and checked once.
+#ifndef OMRU_SIM_SIM_INPUTS_HPP
+#define OMRU_SIM_SIM_INPUTS_HPP
+
+#include "cli_args.hpp"
+#include "model/schedule.hpp"
+#include "policy/policy.hpp"
+
+namespace omru {
+
+struct SimInputs {
+	Cluster cluster;
+	ProfileTable profiles;
+	Workload workload;
+	double restart_overhead_s = 0;
+};
+
+// The options SimInputs reads, for CliArgs.
+extern const std::vector<OptionSpec> kInputOptions;
+// The options that tune policies (PolicyOptions).
+extern const std::vector<OptionSpec> kPolicyOptions;
+
+// Throws UsageError (bad option) or InputError (malformed file).
+SimInputs read_sim_inputs(const CliArgs &args);
+PolicyOptions read_policy_options(const CliArgs &args);
+
+std::vector<OptionSpec> join(std::vector<OptionSpec> a,
+			     const std::vector<OptionSpec> &b);
+
+} // namespace omru
+
+#endif

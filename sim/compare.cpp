@@ -40,8 +40,7 @@ int compare_main(const std::vector<std::string> &argv)
 	if (auto list = args.get("policies")) {
 		names = split_list(*list);
 		for (const std::string &n : names)
-			if (!find_policy(n))
-				run_policy(n, in, opts, false); // throws the UsageError
+			policy_by_name(n); // unknown names fail before any run
 	} else {
 		for (const PolicyInfo &p : policy_registry())
 			names.push_back(p.name);
@@ -67,14 +66,12 @@ int compare_main(const std::vector<std::string> &argv)
 			// A refusal is a result of the comparison, not a failure
 			// of it; a policy that gets stuck is a failure.
 			if (json)
-				std::printf("{\"policy\": \"%s\", \"error\": \"see stderr\"}\n",
-					    r.error.substr(0, r.error.find(':')).c_str());
+				std::cout << "{\"policy\": " << json_string(r.policy)
+					  << ", \"error\": " << json_string(r.error) << "}\n";
 			else
-				std::printf("%-10s %s\n",
-					    r.error.substr(0, r.error.find(':')).c_str(),
-					    r.error.substr(r.error.find(':') + 2).c_str());
-			if (r.error.find("never started") != std::string::npos) {
-				std::cerr << "omru-sim: " << r.error << "\n";
+				std::printf("%-10s %s\n", r.policy.c_str(), r.error.c_str());
+			if (r.stuck) {
+				std::cerr << "omru-sim: " << r.policy << ": " << r.error << "\n";
 				status = 1;
 			}
 			continue;
@@ -92,7 +89,6 @@ int compare_main(const std::vector<std::string> &argv)
 	}
 	if (auto path = args.get("gantt")) {
 		std::vector<GanttChart> charts;
-		std::vector<std::string> titles;
 		for (const PolicyRun &r : runs)
 			if (r.error.empty())
 				charts.push_back({ chart_title(r.summary), &r.result.schedule });

@@ -62,7 +62,7 @@ static int run_main(const std::vector<std::string> &argv)
 	PolicyRun run = run_policy(args.required("policy"), in,
 				   read_policy_options(args), isatty(2));
 	if (!run.error.empty()) {
-		std::cerr << "omru-sim: " << run.error << "\n";
+		std::cerr << "omru-sim: " << run.policy << ": " << run.error << "\n";
 		return 1;
 	}
 	if (auto path = args.get("schedule-out")) {

@@ -28,8 +28,7 @@ static std::function<void(size_t, size_t)> progress_printer(const std::string &p
 	};
 }
 
-PolicyRun run_policy(const std::string &name, const SimInputs &in,
-		     const PolicyOptions &opts, bool show_progress)
+const PolicyInfo &policy_by_name(const std::string &name)
 {
 	const PolicyInfo *info = find_policy(name);
 	if (!info && name == "omru")
@@ -39,14 +38,20 @@ PolicyRun run_policy(const std::string &name, const SimInputs &in,
 	if (!info)
 		throw UsageError("--policy '" + name + "' is not a policy (" +
 				 policy_names() + ")");
+	return *info;
+}
+
+PolicyRun run_policy(const std::string &name, const SimInputs &in,
+		     const PolicyOptions &opts, bool show_progress)
+{
+	const PolicyInfo &info = policy_by_name(name);
 	PolicyRun run;
+	run.policy = name;
 	auto t0 = std::chrono::steady_clock::now();
-	std::unique_ptr<Policy> policy = info->make(opts);
+	std::unique_ptr<Policy> policy = info.make(opts);
 	run.error = policy->refuse(in.workload, in.profiles, in.cluster);
-	if (!run.error.empty()) {
-		run.error = name + ": " + run.error;
+	if (!run.error.empty())
 		return run;
-	}
 	SimOptions so;
 	so.restart_overhead_s = in.restart_overhead_s;
 	if (show_progress)
@@ -54,7 +59,8 @@ PolicyRun run_policy(const std::string &name, const SimInputs &in,
 	try {
 		run.result = simulate(in.cluster, in.profiles, in.workload, *policy, so);
 	} catch (const SimStuck &e) {
-		run.error = name + ": " + e.what();
+		run.error = e.what();
+		run.stuck = true;
 		return run;
 	}
 	run.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

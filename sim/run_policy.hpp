@@ -12,13 +12,18 @@
 namespace omru {
 
 struct PolicyRun {
-	std::string error; // why the policy could not produce a schedule
+	std::string policy;
+	std::string error;  // why the policy could not produce a schedule
+	bool stuck = false; // it tried and got stuck (a failure, not a refusal)
 	SimResult result;
 	Summary summary;
 	double wall_s = 0; // whole simulation, policy included
 };
 
-// Throws UsageError for an unknown policy name (the message lists them).
+// The registered policy `name`; UsageError (listing the policies) if none.
+const PolicyInfo &policy_by_name(const std::string &name);
+
+// Throws UsageError for an unknown policy name (policy_by_name).
 PolicyRun run_policy(const std::string &name, const SimInputs &in,
 		     const PolicyOptions &opts, bool show_progress);
 

@@ -20,9 +20,7 @@ struct JobProgress {
 	enum class State { Future, Pending, Running, Done } state = State::Future;
 	double epochs_done = 0;   // in closed segments
 	double gpu_seconds = 0;   // GPUs held x time, closed segments
-	double run_s = 0;         // time held GPUs, closed segments
 	int segments = 0;         // closed and current
-	double last_stop_s = 0;   // end of the last closed segment
 	// Current segment (state Running):
 	int gpus = 0;
 	int nodes = 0;            // distinct nodes spanned

@@ -154,8 +154,6 @@ void Simulation::close_segment(int job, double epochs)
 	}
 	p.epochs_done += epochs;
 	p.gpu_seconds += p.gpus * (now_ - p.segment_start_s);
-	p.run_s += now_ - p.segment_start_s;
-	p.last_stop_s = now_;
 	for (int g : p.gpu_ids) {
 		slot_busy_[g] = false;
 		free_[cluster_.node_of(g)]++;

@@ -103,7 +103,7 @@ static std::string json_number(double v)
 	return s;
 }
 
-static std::string json_string(const std::string &v)
+std::string json_string(const std::string &v)
 {
 	std::string out = "\"";
 	for (char ch : v) {

@@ -36,6 +36,10 @@ Summary summarize(const std::string &policy, const Cluster &c,
 		  const ProfileTable &p, const Workload &w, const Schedule &s,
 		  double plan_ms);
 
+// A JSON string literal for v (quotes, backslashes, control characters
+// escaped).
+std::string json_string(const std::string &v);
+
 // One JSON object, the keys of the spec in the spec's order.
 std::string summary_json(const Summary &s);
 

@@ -1,20 +1,28 @@
 #!/usr/bin/env bash
 # The main job: builds slurm-omru, starts a local Slurm cluster (4 nodes x 4
 # GPUs, slurmdbd, select/omru_cons_tres and spank_omru from the build),
-# submits the demo workload (demo/workload.txt) running the profile-driven
-# JOB EMULATOR (demo/omru-job-emulator; it sleeps, it does not train),
-# prints squeue while it runs and the sacct table at the end, then stops the
-# cluster.
+# submits a workload, prints squeue while it runs and the sacct table at the
+# end, then stops the cluster.  The workload is real data-parallel training
+# (demo/train-workload.txt: omru-train under srun, tiny CNN on a synthetic
+# CIFAR-10 set) when omru-train was built (libtorch found); with --emulate,
+# or without libtorch, it is demo/workload.txt run by the profile-driven JOB
+# EMULATOR (demo/omru-job-emulator; it sleeps, it does not train).
 #
-# usage: scripts/demo.sh [--keep]   (--keep leaves the cluster running)
+# usage: scripts/demo.sh [--keep] [--emulate]   (--keep leaves the cluster running)
 # env:   OMRU_DEMO_DIR (default /tmp/omru-demo), OMRU_DEMO_PORT_BASE (17200),
 #        OMRU_EMU_TIME_SCALE (0.02)
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 state=${OMRU_DEMO_DIR:-/tmp/omru-demo}
-keep=0
-[ "${1:-}" = "--keep" ] && keep=1
+keep=0 emulate=0
+for arg in "$@"; do
+  case $arg in
+    --keep) keep=1 ;;
+    --emulate) emulate=1 ;;
+    *) echo "usage: scripts/demo.sh [--keep] [--emulate]" >&2; exit 2 ;;
+  esac
+done
 [ "$(id -u)" = 0 ] || { echo "demo.sh: run as root (it starts Slurm daemons)" >&2; exit 1; }
 
 echo "== building slurm-omru"
@@ -32,20 +40,29 @@ echo "required $build/spank/.libs/spank_omru.so" > "$state.plugstack.conf"
 # shellcheck disable=SC1091
 . "$state/env.sh"
 
-echo "== submitting $(grep -cv '^#' "$top/demo/workload.txt") jobs (job emulator, time scale ${OMRU_EMU_TIME_SCALE:-0.02})"
 mkdir -p "$state/out"
-# sbatch copies the script into the spool: tell it where the profiles are.
-export OMRU_EMU_PROFILES=$top/data/profiles-t4.csv
+# sbatch copies the job script into its spool: the environment tells the
+# copy where everything is.
+if [ $emulate = 0 ] && [ -x "$build/trainer/omru-train" ]; then
+  workload=$top/demo/train-workload.txt job=$top/demo/omru-train-job
+  export OMRU_TRAIN=$build/trainer/omru-train OMRU_DEMO_DATA=$state/cifar OMRU_DEMO_OUT=$state/out
+  "$build/trainer/omru-cifar-synth" --out "$OMRU_DEMO_DATA" --train 4096 --test 512 | sed 's/^/  /'
+  echo "== submitting $(grep -cv '^#' "$workload") training jobs (omru-train, tiny CNN)"
+else
+  workload=$top/demo/workload.txt job=$top/demo/omru-job-emulator
+  export OMRU_EMU_PROFILES=$top/data/profiles-t4.csv
+  echo "== submitting $(grep -cv '^#' "$workload") jobs (job emulator, time scale ${OMRU_EMU_TIME_SCALE:-0.02})"
+fi
 ids=()
 while read -r line; do
   case $line in ''|'#'*) continue ;; esac
   # shellcheck disable=SC2086  # one line = several sbatch options
   name=$(sed -E 's/.*--omru-model=([^ ]+).*/\1/' <<<"$line")
   id=$(sbatch --parsable -o "$state/out/%j.out" -J "$name" \
-        $line "$top/demo/omru-job-emulator" | cut -d';' -f1)
+        $line "$job" | cut -d';' -f1)
   ids+=("$id")
   echo "  job $id: sbatch $line"
-done < "$top/demo/workload.txt"
+done < "$workload"
 joblist=$(IFS=,; echo "${ids[*]}")
 
 echo "== squeue while the workload runs"
@@ -65,8 +82,12 @@ for _ in $(seq 20); do
 done
 echo "== sacct"
 sacct -X -j "$joblist" -o JobID,JobName%16,AllocTRES%48,NNodes,Start,End,Elapsed,State
-echo "== emulator output of job ${ids[0]}"
+echo "== output of job ${ids[0]}"
 sed -n "1p;\$p" "$state/out/${ids[0]}.out"
+if [ -f "$state/out/${ids[0]}.metrics.json" ]; then
+  echo "== training metrics of job ${ids[0]} (one line per epoch)"
+  cat "$state/out/${ids[0]}.metrics.json"
+fi
 failed=$(sacct -n -X -j "$joblist" -o State | grep -vc COMPLETED || true)
 [ $keep = 1 ] && echo "== cluster left running: . $state/env.sh; scripts/cluster/stop.sh --state $state"
 [ "$failed" = 0 ] || { echo "demo.sh: $failed job(s) did not complete" >&2; exit 1; }

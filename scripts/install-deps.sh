@@ -19,6 +19,8 @@ PACKAGES=(
   libhwloc-dev hwloc check
   # local test cluster
   iproute2 procps psmisc
+  # omru-train: libtorch (CPU) with c10d, Gloo headers; PyTorch for the bench
+  libtorch-dev libgloo-dev python3-torch
 )
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -1,7 +1,8 @@
-// cli_args.hpp - omru-sim's command line: "--name value" or "--name=value",
-// flags without a value, and every mistake reported as a usage error.
-#ifndef OMRU_SIM_CLI_ARGS_HPP
-#define OMRU_SIM_CLI_ARGS_HPP
+// cli_args.hpp - the command lines of omru-sim and omru-train: "--name
+// value" or "--name=value", flags without a value, and every mistake
+// reported as a usage error.
+#ifndef OMRU_CLI_ARGS_HPP
+#define OMRU_CLI_ARGS_HPP
 
 #include <map>
 #include <optional>
@@ -11,7 +12,7 @@
 
 namespace omru {
 
-// A usage mistake; omru-sim prints what() and exits 2.
+// A usage mistake; the command prints what() and exits 2.
 class UsageError : public std::runtime_error {
 	using std::runtime_error::runtime_error;
 };

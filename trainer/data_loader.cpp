@@ -1,0 +1,403 @@
+// data_loader.cpp - see data_loader.hpp.
+//
+// The pool, all its state under one mutex:
+//   - An epoch is an immutable Shard (this rank's record indices) shared by
+//     pointer with the workers and tagged with a generation number.  A
+//     worker copies the pointer when it claims a batch, so start_epoch()
+//     can replace the shard while old batches are still being filled; a
+//     batch of an old generation is dropped instead of published.
+//   - Workers claim batch numbers from next_claim and publish finished
+//     batches into `ready` (keyed by number); next() takes exactly
+//     next_out.  Claims run at most prefetch + workers batches ahead of
+//     next_out, and a batch is published only when it is less than
+//     prefetch ahead (a worker that finished early holds it until then):
+//     at most `prefetch` finished batches wait in `ready`, yet every
+//     worker stays busy while the workers are the slow side.  Batch
+//     next_out is always claimable or claimed and always publishable, so
+//     the consumer never waits on a worker that waits on the consumer.
+//   - Resizing: `live` counts the workers still claiming, `want` the
+//     target.  A worker compares them only between batches, so a retiring
+//     worker publishes the batch it claimed (nothing lost) and a batch
+//     number is claimed once (nothing repeated).  Exited threads put their
+//     id in `dead` and are joined by the next set_workers() or by the
+//     destructor: no thread outlives the loader.
+//   - Shutdown: `stop` wakes every wait; a worker filling a batch (well
+//     under a millisecond at batch 128) sees it when it next takes the lock.
+//   - A worker's exception is kept and rethrown by next() for the epoch.
+// Randomness (permutation, crops, flips) comes from splitmix64 keyed by
+// (seed, epoch[, record]), never by which worker ran, so the output is
+// the same for any number of workers.
+#include "trainer/data_loader.hpp"
+#include "trainer/splitmix.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+namespace omru {
+namespace train {
+namespace {
+
+constexpr int kMaxWorkers = 256;
+constexpr int kPad = 4;
+constexpr float kMean[3] = { 0.4914f, 0.4822f, 0.4465f };
+constexpr float kStd[3] = { 0.2470f, 0.2435f, 0.2616f };
+
+using Rng = SplitMix;
+
+// A key for (a, b, c) streams: mixing after each part keeps (1, 2) and
+// (2, 1) apart.
+uint64_t key(uint64_t a, uint64_t b, uint64_t c)
+{
+	return mix64(mix64(mix64(a + 0x5851f42d4c957f2dULL) ^ b) ^ c);
+}
+
+// lut[c][v] = (v / 255 - mean[c]) / std[c], for all 256 byte values.
+struct Lut {
+	float v[3][256];
+	Lut()
+	{
+		for (int c = 0; c < 3; c++)
+			for (int b = 0; b < 256; b++)
+				v[c][b] = (b / 255.0f - kMean[c]) / kStd[c];
+	}
+};
+const Lut kLut;
+
+[[noreturn]] void bad(const std::string &msg)
+{
+	throw std::invalid_argument("data loader: " + msg);
+}
+
+void check_workers(int n)
+{
+	if (n < 1 || n > kMaxWorkers)
+		bad("workers " + std::to_string(n) + " is not in 1.." +
+		    std::to_string(kMaxWorkers));
+}
+
+struct Shard {
+	uint64_t generation;
+	int epoch;
+	std::vector<uint32_t> records; // batches x batch_size
+};
+
+} // namespace
+
+void preprocess_image(const uint8_t *src, float *dst, bool augment, int dx,
+		      int dy, bool flip)
+{
+	constexpr int S = kCifarSide;
+	if (!augment) {
+		for (int c = 0; c < 3; c++) {
+			const float *lut = kLut.v[c];
+			for (int i = c * S * S; i < (c + 1) * S * S; i++)
+				dst[i] = lut[src[i]];
+		}
+		return;
+	}
+	// Output (x, y) is the padded image's (dx + x', dy + y) with x' = x,
+	// or 31 - x when flipped (crop, then flip, as torchvision's
+	// RandomCrop(32, padding=4) + RandomHorizontalFlip); the padding is
+	// black pixels, normalised like any other.
+	for (int c = 0; c < 3; c++) {
+		const float *lut = kLut.v[c];
+		const uint8_t *plane = src + c * S * S;
+		for (int y = 0; y < S; y++) {
+			float *out = dst + (c * S + y) * S;
+			int sy = dy + y - kPad;
+			if (sy < 0 || sy >= S) {
+				std::fill(out, out + S, lut[0]);
+				continue;
+			}
+			const uint8_t *row = plane + sy * S;
+			for (int x = 0; x < S; x++) {
+				int sx = dx + (flip ? S - 1 - x : x) - kPad;
+				out[x] = lut[sx >= 0 && sx < S ? row[sx] : 0];
+			}
+		}
+	}
+}
+
+struct DataLoader::Impl {
+	std::shared_ptr<const CifarSet> data;
+	LoaderOptions opts;
+	size_t batches = 0; // per rank and epoch
+
+	mutable std::mutex mu;
+	std::condition_variable work_cv;  // claim, publish, resize or stop
+	std::condition_variable ready_cv; // next_out published, or an error
+	std::shared_ptr<const Shard> shard; // null before the first epoch
+	uint64_t generation = 0;
+	size_t next_claim = 0, next_out = 0;
+	std::map<size_t, Batch> ready;
+	std::exception_ptr error; // a worker's, rethrown by next()
+	int want = 0, live = 0;
+	bool stop = false;
+	std::vector<std::thread> threads;
+	std::vector<std::thread::id> dead;
+	double wait_s = 0;
+
+	void worker();
+	Batch fill(const Shard &s, size_t number) const;
+	void reap(std::unique_lock<std::mutex> &lk);
+	void spawn();
+	void shutdown();
+};
+
+Batch DataLoader::Impl::fill(const Shard &s, size_t number) const
+{
+	const size_t B = opts.batch_size;
+	const int64_t n = static_cast<int64_t>(B);
+	Batch b;
+	b.number = number;
+	b.indices.assign(s.records.begin() + number * B,
+			 s.records.begin() + (number + 1) * B);
+	// Filled in place through data_ptr: no per-image tensors, no torch
+	// ops (which would start intra-op threads in every worker).
+	b.images = torch::empty({ n, 3, kCifarSide, kCifarSide }, torch::kFloat32);
+	b.labels = torch::empty({ n }, torch::kInt64);
+	float *img = b.images.data_ptr<float>();
+	int64_t *lab = b.labels.data_ptr<int64_t>();
+	for (size_t i = 0; i < B; i++) {
+		uint32_t r = b.indices[i];
+		lab[i] = data->labels[r];
+		int dx = 0, dy = 0;
+		bool flip = false;
+		if (opts.augment) {
+			// Keyed by the record, not by the worker or position.
+			Rng rng(key(opts.seed, static_cast<uint64_t>(s.epoch),
+				    r));
+			dx = static_cast<int>(rng.below(2 * kPad + 1));
+			dy = static_cast<int>(rng.below(2 * kPad + 1));
+			flip = rng.next() >> 63;
+		}
+		preprocess_image(data->image(r), img + i * kCifarImageBytes,
+				 opts.augment, dx, dy, flip);
+	}
+	return b;
+}
+
+void DataLoader::Impl::worker()
+{
+	std::unique_lock<std::mutex> lk(mu);
+	for (;;) {
+		if (stop)
+			break;
+		if (live > want) {
+			live--;
+			break;
+		}
+		size_t window = opts.prefetch + static_cast<size_t>(want);
+		if (!shard || error || next_claim >= batches ||
+		    next_claim >= next_out + window) {
+			work_cv.wait(lk);
+			continue;
+		}
+		std::shared_ptr<const Shard> s = shard;
+		size_t number = next_claim++;
+		lk.unlock();
+		Batch b;
+		std::exception_ptr err;
+		try {
+			b = fill(*s, number);
+		} catch (...) {
+			err = std::current_exception();
+		}
+		lk.lock();
+		if (err) {
+			if (s->generation == generation && !error)
+				error = err;
+			ready_cv.notify_all();
+			work_cv.notify_all();
+			continue;
+		}
+		// Publish only within the prefetch window; next_out always is.
+		work_cv.wait(lk, [&] {
+			return stop || s->generation != generation ||
+			       number < next_out + opts.prefetch;
+		});
+		if (stop || s->generation != generation)
+			continue; // abandoned epoch: drop it
+		ready.emplace(number, std::move(b));
+		if (number == next_out)
+			ready_cv.notify_all();
+	}
+	dead.push_back(std::this_thread::get_id());
+	// The lock is released on return, after which the thread touches
+	// nothing of the loader: joining it under the lock is safe.
+}
+
+// Joins the threads that have left worker().
+void DataLoader::Impl::reap(std::unique_lock<std::mutex> &lk)
+{
+	for (std::thread::id id : dead) {
+		auto it = std::find_if(
+			threads.begin(), threads.end(),
+			[&](const std::thread &t) { return t.get_id() == id; });
+		it->join();
+		threads.erase(it);
+	}
+	dead.clear();
+}
+
+void DataLoader::Impl::spawn()
+{
+	threads.emplace_back([this] { worker(); });
+	live++;
+}
+
+// Stops and joins every worker.
+void DataLoader::Impl::shutdown()
+{
+	{
+		std::lock_guard<std::mutex> lk(mu);
+		stop = true;
+	}
+	work_cv.notify_all();
+	// Without the lock: a worker needs it to leave worker().
+	for (std::thread &t : threads)
+		t.join();
+	threads.clear();
+}
+
+DataLoader::DataLoader(std::shared_ptr<const CifarSet> data, LoaderOptions opts)
+	: impl_(std::make_unique<Impl>())
+{
+	if (!data || data->images.size() != data->size() * kCifarImageBytes)
+		bad("no data set, or an inconsistent one");
+	if (opts.batch_size == 0)
+		bad("batch_size must be >= 1");
+	check_workers(opts.workers);
+	if (opts.prefetch == 0)
+		bad("prefetch must be >= 1");
+	if (opts.world < 1)
+		bad("world " + std::to_string(opts.world) + " is not >= 1");
+	if (opts.rank < 0 || opts.rank >= opts.world)
+		bad("rank " + std::to_string(opts.rank) + " is not in 0.." +
+		    std::to_string(opts.world - 1));
+	size_t global = opts.batch_size * static_cast<size_t>(opts.world);
+	if (data->size() < global)
+		bad(std::to_string(data->size()) +
+		    " records are fewer than one global batch of " +
+		    std::to_string(global));
+	impl_->data = std::move(data);
+	impl_->opts = opts;
+	impl_->batches = impl_->data->size() / global;
+	try {
+		set_workers(opts.workers);
+	} catch (...) {
+		// A thread could not be started: those that were must not be
+		// destroyed joinable (std::terminate).
+		impl_->shutdown();
+		throw;
+	}
+}
+
+DataLoader::~DataLoader()
+{
+	impl_->shutdown();
+}
+
+void DataLoader::start_epoch(int epoch)
+{
+	const LoaderOptions &o = impl_->opts;
+	size_t n = impl_->data->size();
+	// Fisher-Yates over all records, seeded by (seed, epoch); computed
+	// before taking the lock so the workers keep going meanwhile.
+	std::vector<uint32_t> perm(n);
+	for (size_t i = 0; i < n; i++)
+		perm[i] = static_cast<uint32_t>(i);
+	Rng rng(key(o.seed, static_cast<uint64_t>(epoch), 0x7065726dULL));
+	for (size_t i = n; i > 1; i--)
+		std::swap(perm[i - 1],
+			  perm[rng.below(static_cast<uint32_t>(i))]);
+	// Cut to whole global batches; rank r takes r, r + world, ...
+	auto s = std::make_shared<Shard>();
+	s->epoch = epoch;
+	size_t world = static_cast<size_t>(o.world);
+	size_t total = impl_->batches * o.batch_size * world;
+	s->records.reserve(total / world);
+	for (size_t i = static_cast<size_t>(o.rank); i < total; i += world)
+		s->records.push_back(perm[i]);
+
+	std::lock_guard<std::mutex> lk(impl_->mu);
+	s->generation = ++impl_->generation;
+	impl_->shard = std::move(s);
+	impl_->next_claim = impl_->next_out = 0;
+	impl_->ready.clear();
+	impl_->error = nullptr;
+	impl_->work_cv.notify_all();
+}
+
+std::optional<Batch> DataLoader::next()
+{
+	Impl &d = *impl_;
+	std::unique_lock<std::mutex> lk(d.mu);
+	if (!d.shard || d.next_out >= d.batches)
+		return std::nullopt;
+	auto it = d.ready.find(d.next_out);
+	if (it == d.ready.end() && !d.error) {
+		auto t0 = std::chrono::steady_clock::now();
+		d.ready_cv.wait(lk, [&] {
+			it = d.ready.find(d.next_out);
+			return it != d.ready.end() || d.error;
+		});
+		std::chrono::duration<double> dt =
+			std::chrono::steady_clock::now() - t0;
+		d.wait_s += dt.count();
+	}
+	if (it == d.ready.end())
+		std::rethrow_exception(d.error);
+	Batch b = std::move(it->second);
+	d.ready.erase(it);
+	d.next_out++;
+	// Frees a claim slot and a publish slot.
+	d.work_cv.notify_all();
+	return b;
+}
+
+void DataLoader::set_workers(int n)
+{
+	check_workers(n);
+	Impl &d = *impl_;
+	std::unique_lock<std::mutex> lk(d.mu);
+	d.reap(lk);
+	d.want = n;
+	while (d.live < d.want)
+		d.spawn();
+	// Idle surplus workers wake up and leave; busy ones after their batch.
+	d.work_cv.notify_all();
+}
+
+int DataLoader::workers() const
+{
+	std::lock_guard<std::mutex> lk(impl_->mu);
+	return impl_->want;
+}
+
+size_t DataLoader::batches_per_epoch() const
+{
+	return impl_->batches;
+}
+
+double DataLoader::wait_seconds() const
+{
+	std::lock_guard<std::mutex> lk(impl_->mu);
+	return impl_->wait_s;
+}
+
+void DataLoader::reset_wait()
+{
+	std::lock_guard<std::mutex> lk(impl_->mu);
+	impl_->wait_s = 0;
+}
+
+} // namespace train
+} // namespace omru

@@ -1,0 +1,84 @@
+// data_loader.hpp - the training data path: a pool of worker threads that
+// decode, augment and normalise CIFAR images into batches ahead of the
+// training step, through a bounded prefetch queue.  The pool can be resized
+// while an epoch runs (the data-loader CPU share of A-Dloader), and it
+// measures how long the training step waits for data.
+#ifndef OMRU_TRAINER_DATA_LOADER_HPP
+#define OMRU_TRAINER_DATA_LOADER_HPP
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "cifar_format.hpp"
+
+namespace omru {
+namespace train {
+
+struct Batch {
+	torch::Tensor images;          // [B, 3, 32, 32] float32, normalised
+	torch::Tensor labels;          // [B] int64
+	std::vector<uint32_t> indices; // the data set records it holds
+	size_t number = 0;             // position in this rank's epoch, 0..
+};
+
+struct LoaderOptions {
+	size_t batch_size = 128;  // per rank
+	int workers = 2;          // 1..256
+	size_t prefetch = 4;      // batches ready ahead of the consumer, >= 1
+	bool augment = true;      // pad-4 random crop + horizontal flip
+	uint64_t seed = 1;
+	int rank = 0;             // distributed sampler: this rank's shard
+	int world = 1;
+};
+
+// Sampling: every epoch is a permutation of the data set seeded by (seed,
+// epoch); with `world` ranks it is cut to a multiple of world x batch_size
+// (the tail is dropped, as DistributedSampler + drop_last do) and rank r
+// takes every world-th sample from r.  So every rank gets the same number of
+// full batches and the ranks' shards are disjoint.
+//
+// Batches are handed out in order (Batch::number 0, 1, ...) whatever the
+// number of workers: workers claim batch numbers from a shared counter and
+// the consumer takes them in sequence.  Resizing never loses or repeats a
+// sample: a retired worker finishes the batch it claimed.
+class DataLoader {
+    public:
+	// Throws std::invalid_argument for bad options (batch_size 0, workers
+	// out of range, rank >= world, a data set smaller than one global
+	// batch).
+	DataLoader(std::shared_ptr<const CifarSet> data, LoaderOptions opts);
+	~DataLoader(); // stops and joins the workers
+
+	// Starts epoch `epoch` (any order; a running epoch is abandoned).
+	void start_epoch(int epoch);
+	// The next batch of this epoch, nothing at its end.  Blocks while the
+	// workers have not produced it; that time is counted as waiting.
+	std::optional<Batch> next();
+	// Changes the number of worker threads now (1..256).
+	void set_workers(int n);
+	int workers() const;
+	size_t batches_per_epoch() const;
+	// Seconds next() spent blocked since the last reset.
+	double wait_seconds() const;
+	void reset_wait();
+
+    private:
+	struct Impl;
+	std::unique_ptr<Impl> impl_;
+};
+
+// The loader's preprocessing of one image, exposed for tests: uint8 CHW ->
+// float CHW normalised with the CIFAR-10 channel means and deviations; with
+// augmentation, padded by 4 (zeros), cropped at (dx, dy) in 0..8, and flipped
+// horizontally when `flip`.
+void preprocess_image(const uint8_t *src, float *dst, bool augment, int dx,
+		      int dy, bool flip);
+
+} // namespace train
+} // namespace omru
+
+#endif

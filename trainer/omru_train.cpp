@@ -1,0 +1,342 @@
+// omru_train.cpp - omru-train: data-parallel training of a CIFAR-10 model,
+// the reference trainer the scheduler's demo and tests run under srun.
+// One process per GPU (or CPU share): Slurm's environment says who is who;
+// gradients are averaged by bucketed allreduce overlapped with backward; the
+// learning rate follows the linear scaling rule with warm-up, re-applied
+// when the world size changes (a job resumed from a checkpoint on another
+// GPU count); the data loader's worker pool follows the share the scheduler
+// writes to OMRU_LOADER_SHARE_FILE.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include "checkpoint.hpp"
+#include "cli_args.hpp"
+#include "data_loader.hpp"
+#include "distributed.hpp"
+#include "lr_schedule.hpp"
+#include "metrics.hpp"
+#include "models.hpp"
+#include "profile_mode.hpp"
+#include "train_options.hpp"
+
+using namespace omru;
+using namespace omru::train;
+using clock_type = std::chrono::steady_clock;
+
+namespace {
+
+// The loader share the scheduler gives this job: a positive integer in the
+// file, else the current value (missing or bad files keep what we have).
+int read_loader_share(const std::string &path, int current)
+{
+	if (path.empty())
+		return current;
+	std::ifstream f(path);
+	long n = 0;
+	if (!(f >> n) || n < 1 || n > 256)
+		return current;
+	return static_cast<int>(n);
+}
+
+// --loader-benchmark: the loader alone, as fast as it goes.
+int benchmark_loader(const TrainOptions &o)
+{
+	auto data = std::make_shared<CifarSet>(read_cifar_dir(o.data, true));
+	LoaderOptions lo;
+	lo.batch_size = o.batch_size;
+	lo.workers = o.loader_workers;
+	lo.augment = o.augment;
+	lo.seed = o.seed;
+	DataLoader loader(data, lo);
+	int epoch = 0;
+	loader.start_epoch(epoch);
+	loader.next(); // threads started, first batch made
+	auto t0 = clock_type::now();
+	int64_t images = 0;
+	for (int i = 0; i < o.loader_benchmark; i++) {
+		std::optional<Batch> b = loader.next();
+		if (!b) {
+			loader.start_epoch(++epoch);
+			b = loader.next();
+		}
+		images += b->labels.size(0);
+	}
+	double s = std::chrono::duration<double>(clock_type::now() - t0).count();
+	std::printf("loader: %d worker(s), batch %d%s: %.0f images/s, %.0f per worker\n",
+		    o.loader_workers, o.batch_size, o.augment ? ", augmenting" : "",
+		    images / s, images / s / o.loader_workers);
+	return 0;
+}
+
+int default_threads(const RankEnv &env)
+{
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	const char *per_node = std::getenv("SLURM_NTASKS_PER_NODE");
+	long tasks = per_node ? std::max(1L, std::strtol(per_node, nullptr, 10)) : 1;
+	if (const char *cpus = std::getenv("SLURM_CPUS_PER_TASK"))
+		return std::max(1, std::atoi(cpus));
+	(void)env;
+	return static_cast<int>(std::max(1L, cores / tasks));
+}
+
+class Trainer {
+    public:
+	Trainer(const TrainOptions &o, const RankEnv &env)
+		: o_(o), env_(env), device_(compute_device(env)), pg_(env, device_)
+	{
+		data_ = std::make_shared<CifarSet>(read_cifar_dir(o.data, true));
+		torch::manual_seed(static_cast<uint64_t>(o.seed));
+		net_ = make_model(o.model);
+		net_->to(device_);
+		if (pg_.all())
+			broadcast_module(*pg_.all(), *net_);
+		opt_ = std::make_unique<torch::optim::SGD>(
+			net_->parameters(),
+			torch::optim::SGDOptions(o.base_lr).momentum(o.momentum).weight_decay(o.weight_decay));
+		sched_ = std::make_unique<LrSchedule>(o.base_lr, o.reference_batch, o.warmup_epochs);
+	}
+
+	int run()
+	{
+		auto job_start = clock_type::now();
+		int first_epoch = resume();
+		sched_->set_global_batch(env_.world * o_.batch_size, first_epoch);
+
+		std::optional<double> profiled;
+		double profile_s = 0;
+		if (!o_.profile_gpus.empty()) {
+			ProfileResult pr = run_profile(
+				pg_, o_, data_,
+				[this](const Batch &b, const c10::intrusive_ptr<c10d::ProcessGroup> &g) {
+					GradientAverager avg(g, net_->parameters());
+					step(b, avg);
+				});
+			profile_s = pr.seconds;
+			if (pr.epoch_s.count(env_.world))
+				profiled = pr.epoch_s[env_.world];
+			// Profiling trained some replicas on their own: start the
+			// run from rank 0's weights with a fresh optimizer.
+			if (pg_.all())
+				broadcast_module(*pg_.all(), *net_);
+			opt_ = std::make_unique<torch::optim::SGD>(
+				net_->parameters(),
+				torch::optim::SGDOptions(o_.base_lr).momentum(o_.momentum).weight_decay(o_.weight_decay));
+		}
+
+		LoaderOptions lo;
+		lo.batch_size = o_.batch_size;
+		lo.workers = read_loader_share(o_.loader_share_file, o_.loader_workers);
+		lo.augment = o_.augment;
+		lo.seed = o_.seed;
+		lo.rank = env_.rank;
+		lo.world = env_.world;
+		DataLoader loader(data_, lo);
+		GradientAverager averager(pg_.all(), net_->parameters());
+
+		for (int epoch = first_epoch; epoch < o_.epochs; epoch++) {
+			EpochMetrics m = train_epoch(loader, averager, epoch);
+			if (epoch == first_epoch)
+				m.profiled_epoch_s = profiled;
+			if (env_.rank == 0)
+				report(m);
+			save(epoch + 1);
+		}
+		if (!o_.save_params.empty())
+			save_params();
+		if (env_.rank == 0 && profile_s > 0) {
+			double total = std::chrono::duration<double>(clock_type::now() - job_start).count();
+			std::fprintf(stderr, "omru-train: profiling took %.1f s, %.1f%% of the job\n",
+				     profile_s, 100 * profile_s / total);
+		}
+		return 0;
+	}
+
+    private:
+	int resume()
+	{
+		if (o_.checkpoint.empty())
+			return 0;
+		Progress p;
+		if (!load_checkpoint(o_.checkpoint, *net_, *opt_, p, o_.model))
+			return 0;
+		sched_->restore(p.lr);
+		if (env_.rank == 0)
+			std::fprintf(stderr, "omru-train: resumed %s after epoch %d (written by %d "
+					     "process(es), now %d)\n",
+				     o_.checkpoint.c_str(), p.epochs_done, p.world_size, env_.world);
+		return p.epochs_done;
+	}
+
+	void set_lr(double lr)
+	{
+		for (auto &group : opt_->param_groups())
+			static_cast<torch::optim::SGDOptions &>(group.options()).lr(lr);
+	}
+
+	// forward + backward + averaged gradients + step; RET (loss, correct).
+	std::pair<double, int64_t> step(const Batch &b, GradientAverager &avg)
+	{
+		opt_->zero_grad();
+		torch::Tensor images = b.images.to(device_), labels = b.labels.to(device_);
+		torch::Tensor out = net_->forward(images);
+		torch::Tensor loss = torch::nn::functional::cross_entropy(out, labels);
+		loss.backward();
+		avg.finish();
+		opt_->step();
+		int64_t correct = out.argmax(1).eq(labels).sum().item<int64_t>();
+		return { loss.item<double>(), correct };
+	}
+
+	EpochMetrics train_epoch(DataLoader &loader, GradientAverager &avg, int epoch)
+	{
+		int workers = read_loader_share(o_.loader_share_file, loader.workers());
+		if (workers != loader.workers())
+			loader.set_workers(workers);
+		loader.start_epoch(epoch);
+		loader.reset_wait();
+		net_->train();
+		const size_t steps = o_.max_steps_per_epoch > 0
+			? std::min<size_t>(o_.max_steps_per_epoch, loader.batches_per_epoch())
+			: loader.batches_per_epoch();
+		auto t0 = clock_type::now();
+		double loss_sum = 0;
+		int64_t correct = 0, samples = 0;
+		for (size_t i = 0; i < steps; i++) {
+			std::optional<Batch> b = loader.next();
+			if (!b)
+				break;
+			set_lr(sched_->lr(epoch + static_cast<double>(i) / steps));
+			auto [loss, ok] = step(*b, avg);
+			track_phase(loss);
+			loss_sum += loss;
+			correct += ok;
+			samples += b->labels.size(0);
+			if (i % 50 == 49) {
+				int w = read_loader_share(o_.loader_share_file, loader.workers());
+				if (w != loader.workers())
+					loader.set_workers(w);
+			}
+		}
+		double epoch_s = std::chrono::duration<double>(clock_type::now() - t0).count();
+		c10d::ProcessGroup *g = pg_.all().get();
+		EpochMetrics m;
+		m.epoch = epoch + 1;
+		const torch::Device d = device_;
+		double all_samples = allreduce_sum(g, static_cast<double>(samples), d);
+		m.loss = allreduce_sum(g, loss_sum, d) /
+			 std::max(1.0, allreduce_sum(g, static_cast<double>(steps), d));
+		m.accuracy = allreduce_sum(g, static_cast<double>(correct), d) /
+			     std::max(1.0, all_samples);
+		m.epoch_s = allreduce_max(g, epoch_s, d);
+		m.samples_per_s = all_samples / m.epoch_s;
+		m.data_wait_fraction = loader.wait_seconds() / std::max(epoch_s, 1e-9);
+		m.loader_workers = loader.workers();
+		m.world_size = env_.world;
+		m.lr = sched_->lr(epoch + 1);
+		m.loss_drop_first_100_steps = phase_drop_;
+		return m;
+	}
+
+	void track_phase(double loss)
+	{
+		if (global_step_ == 0)
+			first_loss_ = loss;
+		if (global_step_ == 100)
+			phase_drop_ = first_loss_ - loss;
+		global_step_++;
+	}
+
+	void report(const EpochMetrics &m)
+	{
+		std::string line = metrics_json(m);
+		if (!o_.metrics.empty())
+			append_line(o_.metrics, line);
+		std::fprintf(stderr, "omru-train: %s\n", line.c_str());
+	}
+
+	void save(int epochs_done)
+	{
+		if (o_.checkpoint.empty() || env_.rank != 0)
+			return;
+		Progress p;
+		p.model = o_.model;
+		p.epochs_done = epochs_done;
+		p.world_size = env_.world;
+		p.global_batch = env_.world * o_.batch_size;
+		p.seed = o_.seed;
+		p.lr = sched_->state();
+		save_checkpoint(o_.checkpoint, *net_, *opt_, p);
+	}
+
+	void save_params()
+	{
+		std::string path = o_.save_params + "." + std::to_string(env_.rank);
+		std::ofstream f(path);
+		f.precision(9);
+		for (const auto &p : net_->named_parameters()) {
+			torch::Tensor flat = p.value().detach().reshape(-1).to(torch::kCPU, torch::kFloat64);
+			auto a = flat.accessor<double, 1>();
+			for (int64_t i = 0; i < flat.size(0); i++)
+				f << p.key() << ' ' << i << ' ' << a[i] << '\n';
+		}
+		if (!f.flush())
+			throw std::runtime_error(path + ": cannot write parameters");
+	}
+
+	TrainOptions o_;
+	RankEnv env_;
+	torch::Device device_;
+	ProcessGroups pg_;
+	std::shared_ptr<CifarSet> data_;
+	std::shared_ptr<Net> net_;
+	std::unique_ptr<torch::optim::SGD> opt_;
+	std::unique_ptr<LrSchedule> sched_;
+	long global_step_ = 0;
+	double first_loss_ = 0;
+	std::optional<double> phase_drop_;
+};
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+	std::vector<std::string> args(argv + 1, argv + argc);
+	if (args.size() == 1 && (args[0] == "--help" || args[0] == "-h")) {
+		std::cout << kTrainUsage << "\n" << kTrainHelp;
+		return 0;
+	}
+	if (args.size() == 1 && args[0] == "--version") {
+		std::cout << "omru-train " OMRU_VERSION " (libtorch " TORCH_VERSION ")\n";
+		return 0;
+	}
+	RankEnv env;
+	TrainOptions o;
+	try {
+		env = rank_env([](const char *n) { return std::getenv(n); });
+		o = parse_train_options(args, [](const char *n) { return std::getenv(n); }, env.world);
+	} catch (const UsageError &e) {
+		std::cerr << "omru-train: " << e.what() << "\n" << kTrainUsage;
+		return 2;
+	} catch (const std::exception &e) {
+		std::cerr << "omru-train: " << e.what() << "\n";
+		return 2;
+	}
+	torch::set_num_threads(o.threads > 0 ? o.threads : default_threads(env));
+	try {
+		if (o.loader_benchmark > 0)
+			return benchmark_loader(o);
+		Trainer t(o, env);
+		return t.run();
+	} catch (const std::exception &e) {
+		std::cerr << "omru-train: rank " << env.rank << ": " << e.what() << "\n";
+		return 1;
+	}
+}

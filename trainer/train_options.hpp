@@ -1,0 +1,52 @@
+// train_options.hpp - omru-train's options: the command line, with defaults
+// from the environment the scheduler sets (OMRU_EPOCHS, OMRU_LOADER_WORKERS,
+// OMRU_PROFILE, OMRU_METRICS_FILE...).
+#ifndef OMRU_TRAINER_TRAIN_OPTIONS_HPP
+#define OMRU_TRAINER_TRAIN_OPTIONS_HPP
+
+#include <string>
+#include <vector>
+
+#include "slurm_env.hpp"
+
+namespace omru {
+namespace train {
+
+struct TrainOptions {
+	std::string model = "resnet18";
+	std::string data;               // CIFAR-10 binary directory
+	int epochs = 1;
+	int batch_size = 128;           // per process
+	double base_lr = 0.1;           // for reference_batch samples
+	int reference_batch = 256;
+	double warmup_epochs = 5;
+	double momentum = 0.9;
+	double weight_decay = 5e-4;
+	int loader_workers = 2;
+	std::string loader_share_file;  // re-read at epoch ends and every 50 steps
+	bool augment = true;
+	int threads = 0;                // torch intra-op threads; 0: cores / local tasks
+	uint64_t seed = 1;
+	std::string checkpoint;
+	std::string metrics;
+	std::vector<int> profile_gpus;  // empty: no profile mode
+	int profile_steps = 20;
+	int profile_warmup = 5;
+	std::string profile_out;
+	std::string save_params;        // test hook: flat parameters per rank
+	int max_steps_per_epoch = 0;    // 0: whole epochs
+	int loader_benchmark = 0;       // > 0: only time the loader over N batches
+};
+
+// RET the options, or throws UsageError (libomru/cli_args.hpp) naming what
+// was wrong.  `world` is the number of processes (default profile counts).
+TrainOptions parse_train_options(const std::vector<std::string> &args,
+				 const GetEnv &getenv_fn, int world);
+
+extern const char kTrainUsage[];
+extern const char kTrainHelp[];
+
+} // namespace train
+} // namespace omru
+
+#endif

@@ -32,7 +32,7 @@ torch::Device compute_device(const RankEnv &env)
 
 ProcessGroups::ProcessGroups(const RankEnv &env, torch::Device device, int timeout_s)
 	: env_(env), device_(device), nccl_(device.is_cuda()),
-	  backend_(nccl_ ? "nccl" : "gloo")
+	  backend_(nccl_ ? "nccl" : "gloo"), timeout_(std::chrono::seconds(timeout_s))
 {
 #ifndef OMRU_TORCH_CUDA
 	if (nccl_)
@@ -47,7 +47,7 @@ ProcessGroups::ProcessGroups(const RankEnv &env, torch::Device device, int timeo
 	o.isServer = env_.rank == 0;
 	o.numWorkers = env_.world;
 	o.waitWorkers = true;
-	o.timeout = std::chrono::seconds(timeout_s);
+	o.timeout = timeout_;
 	store_ = c10::make_intrusive<c10d::TCPStore>(
 		resolve_node_address(env_.master_host), o);
 	all_ = make_group(c10::make_intrusive<c10d::PrefixStore>("all", store_),
@@ -61,7 +61,9 @@ c10::intrusive_ptr<c10d::ProcessGroup> ProcessGroups::make_group(
 	if (nccl_)
 		return c10::make_intrusive<c10d::ProcessGroupNCCL>(store, rank, size);
 #endif
-	auto opts = c10d::ProcessGroupGloo::Options::create();
+	// A rank that died must not leave the others blocked for Gloo's
+	// default 30 minutes: collectives time out with the store.
+	auto opts = c10d::ProcessGroupGloo::Options::create(timeout_);
 	// The interface Gloo listens on: GLOO_SOCKET_IFNAME as in PyTorch,
 	// else this node's own address.
 	if (const char *ifname = std::getenv("GLOO_SOCKET_IFNAME"); ifname && *ifname)

@@ -7,6 +7,7 @@
 #ifndef OMRU_TRAINER_DISTRIBUTED_HPP
 #define OMRU_TRAINER_DISTRIBUTED_HPP
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -49,6 +50,7 @@ class ProcessGroups {
 	torch::Device device_;
 	bool nccl_;
 	std::string backend_;
+	std::chrono::milliseconds timeout_;
 	c10::intrusive_ptr<c10d::Store> store_;
 	c10::intrusive_ptr<c10d::ProcessGroup> all_;
 	int subgroups_ = 0;

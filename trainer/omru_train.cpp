@@ -76,14 +76,13 @@ int benchmark_loader(const TrainOptions &o)
 	return 0;
 }
 
-int default_threads(const RankEnv &env)
+int default_threads()
 {
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	const char *per_node = std::getenv("SLURM_NTASKS_PER_NODE");
 	long tasks = per_node ? std::max(1L, std::strtol(per_node, nullptr, 10)) : 1;
 	if (const char *cpus = std::getenv("SLURM_CPUS_PER_TASK"))
 		return std::max(1, std::atoi(cpus));
-	(void)env;
 	return static_cast<int>(std::max(1L, cores / tasks));
 }
 
@@ -329,7 +328,7 @@ int main(int argc, char **argv)
 		std::cerr << "omru-train: " << e.what() << "\n";
 		return 2;
 	}
-	torch::set_num_threads(o.threads > 0 ? o.threads : default_threads(env));
+	torch::set_num_threads(o.threads > 0 ? o.threads : default_threads());
 	try {
 		if (o.loader_benchmark > 0)
 			return benchmark_loader(o);

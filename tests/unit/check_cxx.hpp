@@ -7,7 +7,18 @@
 #include <check.h>
 #undef fail
 
+#include <cstdlib>
 #include <string>
+
+// Runs every test of `s` and RET the process exit status.
+inline int run_suite(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
 
 // ck_assert_str_eq keeps a `const char *` to its argument past the end of the
 // full expression, so `f().c_str()` dangles; this one keeps the strings.

@@ -304,9 +304,5 @@ int main(void)
 	tcase_add_test(tc, test_save_leaves_only_the_checkpoint);
 	tcase_add_test(tc, test_save_into_a_missing_directory_throws);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(s);
 }

@@ -266,9 +266,5 @@ int main(void)
 	tcase_add_test(tc, test_synthetic_classes_differ_in_mean_colour);
 	tcase_add_test(tc, test_synthetic_images_of_a_class_differ);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(s);
 }

@@ -416,9 +416,5 @@ int main(void)
 	tcase_add_test(tc, test_wait_seconds_grows_when_the_consumer_outpaces_one_worker);
 	tcase_add_test(tc, test_bad_options_are_rejected);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(s);
 }

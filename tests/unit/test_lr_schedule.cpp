@@ -168,9 +168,5 @@ int main(void)
 	tcase_add_test(tc, test_invalid_constructor_arguments_throw);
 	tcase_add_test(tc, test_non_positive_global_batch_throws);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(s);
 }

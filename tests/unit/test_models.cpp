@@ -195,9 +195,5 @@ int main(void)
 	tcase_add_test(tc, test_same_seed_gives_identical_parameters);
 	tcase_add_test(tc, test_tiny_memorises_a_batch);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(s);
 }

@@ -59,9 +59,5 @@ int main(void)
 	tcase_add_test(tc, test_not_enough_free_gpus_gives_nothing);
 	tcase_add_test(tc, test_ties_go_to_the_lower_node_index);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(s);
 }

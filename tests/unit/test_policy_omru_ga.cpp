@@ -285,9 +285,5 @@ int main(void)
 	tcase_add_test(tc, test_ga_keeps_the_best_of_its_initial_population);
 	tcase_add_test(tc, test_shared_batches_give_valid_schedules);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(s);
 }

@@ -190,9 +190,5 @@ int main(void)
 	tcase_add_test(tc, test_optimus_refuses_a_job_with_no_usable_count);
 	tcase_add_test(tc, test_philly_window_gives_a_valid_repeatable_schedule);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(s);
 }

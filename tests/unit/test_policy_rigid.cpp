@@ -150,9 +150,5 @@ int main(void)
 	tcase_add_test(tc, test_rigid_policy_refuses_a_count_without_profile_row);
 	tcase_add_test(tc, test_every_rigid_policy_schedules_a_shared_philly_window);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(s);
 }

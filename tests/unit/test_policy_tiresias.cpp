@@ -165,9 +165,5 @@ int main(void)
 	tcase_add_test(tc, test_tiresias_refuses_a_job_larger_than_the_cluster);
 	tcase_add_test(tc, test_philly_window_gives_a_valid_repeatable_schedule);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(s);
 }

@@ -303,9 +303,5 @@ int main(void)
 	tcase_add_test(tc, test_unreadable_file_is_an_input_error);
 	tcase_add_test(tc, test_mutated_inputs_parse_or_fail_with_input_error);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(s);
 }

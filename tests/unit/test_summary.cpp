@@ -89,9 +89,5 @@ int main(void)
 	tcase_add_test(tc, test_summary_of_a_hand_made_schedule);
 	tcase_add_test(tc, test_time_waiting_after_preemption_counts_as_queueing);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(s);
 }

@@ -138,9 +138,5 @@ int main(void)
 	tcase_add_test(tc, test_count_outside_the_jobs_range_is_reported);
 	tcase_add_test(tc, test_node_outside_the_cluster_is_reported);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(s);
 }

@@ -50,12 +50,7 @@ int read_loader_share(const std::string &path, int current)
 int benchmark_loader(const TrainOptions &o)
 {
 	auto data = std::make_shared<CifarSet>(read_cifar_dir(o.data, true));
-	LoaderOptions lo;
-	lo.batch_size = o.batch_size;
-	lo.workers = o.loader_workers;
-	lo.augment = o.augment;
-	lo.seed = o.seed;
-	DataLoader loader(data, lo);
+	DataLoader loader(data, loader_options(o, 0, 1));
 	int epoch = 0;
 	loader.start_epoch(epoch);
 	loader.next(); // threads started, first batch made
@@ -97,9 +92,7 @@ class Trainer {
 		net_->to(device_);
 		if (pg_.all())
 			broadcast_module(*pg_.all(), *net_);
-		opt_ = std::make_unique<torch::optim::SGD>(
-			net_->parameters(),
-			torch::optim::SGDOptions(o.base_lr).momentum(o.momentum).weight_decay(o.weight_decay));
+		opt_ = make_optimizer();
 		sched_ = std::make_unique<LrSchedule>(o.base_lr, o.reference_batch, o.warmup_epochs);
 	}
 
@@ -125,18 +118,11 @@ class Trainer {
 			// run from rank 0's weights with a fresh optimizer.
 			if (pg_.all())
 				broadcast_module(*pg_.all(), *net_);
-			opt_ = std::make_unique<torch::optim::SGD>(
-				net_->parameters(),
-				torch::optim::SGDOptions(o_.base_lr).momentum(o_.momentum).weight_decay(o_.weight_decay));
+			opt_ = make_optimizer();
 		}
 
-		LoaderOptions lo;
-		lo.batch_size = o_.batch_size;
+		LoaderOptions lo = loader_options(o_, env_.rank, env_.world);
 		lo.workers = read_loader_share(o_.loader_share_file, o_.loader_workers);
-		lo.augment = o_.augment;
-		lo.seed = o_.seed;
-		lo.rank = env_.rank;
-		lo.world = env_.world;
 		DataLoader loader(data_, lo);
 		GradientAverager averager(pg_.all(), net_->parameters());
 
@@ -159,6 +145,14 @@ class Trainer {
 	}
 
     private:
+	std::unique_ptr<torch::optim::SGD> make_optimizer()
+	{
+		return std::make_unique<torch::optim::SGD>(
+			net_->parameters(), torch::optim::SGDOptions(o_.base_lr)
+						    .momentum(o_.momentum)
+						    .weight_decay(o_.weight_decay));
+	}
+
 	int resume()
 	{
 		if (o_.checkpoint.empty())

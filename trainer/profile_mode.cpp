@@ -23,13 +23,8 @@ static double time_steps(const TrainOptions &o, std::shared_ptr<const CifarSet> 
 			 const c10::intrusive_ptr<c10d::ProcessGroup> &group,
 			 const StepFn &step)
 {
-	LoaderOptions lo;
-	lo.batch_size = o.batch_size;
-	lo.workers = o.loader_workers;
-	lo.augment = o.augment;
-	lo.seed = o.seed + 7919; // not the training order
-	lo.rank = rank;
-	lo.world = size;
+	LoaderOptions lo = loader_options(o, rank, size);
+	lo.seed += 7919; // not the training order
 	DataLoader loader(data, lo);
 	loader.start_epoch(0);
 	using clock = std::chrono::steady_clock;

@@ -70,6 +70,18 @@ static std::vector<int> parse_counts(const std::string &v)
 	return out;
 }
 
+LoaderOptions loader_options(const TrainOptions &o, int rank, int world)
+{
+	LoaderOptions lo;
+	lo.batch_size = o.batch_size;
+	lo.workers = o.loader_workers;
+	lo.augment = o.augment;
+	lo.seed = o.seed;
+	lo.rank = rank;
+	lo.world = world;
+	return lo;
+}
+
 TrainOptions parse_train_options(const std::vector<std::string> &argv,
 				 const GetEnv &getenv_fn, int world)
 {

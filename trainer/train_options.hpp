@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "data_loader.hpp"
 #include "slurm_env.hpp"
 
 namespace omru {
@@ -42,6 +43,9 @@ struct TrainOptions {
 // was wrong.  `world` is the number of processes (default profile counts).
 TrainOptions parse_train_options(const std::vector<std::string> &args,
 				 const GetEnv &getenv_fn, int world);
+
+// The loader settings the options give, for rank `rank` of `world`.
+LoaderOptions loader_options(const TrainOptions &o, int rank, int world);
 
 extern const char kTrainUsage[];
 extern const char kTrainHelp[];

@@ -45,7 +45,10 @@ static void print_help()
 		"  --tiresias-thresholds L  tiresias: queue thresholds, GPU-seconds (default 3600)\n"
 		"  --seed N                 omru-ga: random seed (default 1)\n"
 		"  --iterations N           omru-ga: generations (default 1000)\n"
-		"  --population N           omru-ga: population size (default 50)\n\n"
+		"  --population N           omru-ga: population size (default 50)\n"
+		"  --objective makespan|jct omru: what the plan minimises (default makespan)\n"
+		"  --fairness F             omru: no job finishes later, from its submission,\n"
+		"                           than F x its time under FIFO (F >= 1; 0 = off, default)\n\n"
 		"Exit status: 0 done, 1 the policy failed or the schedule is invalid,\n"
 		"2 bad usage or malformed input.  See omru-sim(1).\n";
 }

@@ -31,10 +31,6 @@ static std::function<void(size_t, size_t)> progress_printer(const std::string &p
 const PolicyInfo &policy_by_name(const std::string &name)
 {
 	const PolicyInfo *info = find_policy(name);
-	if (!info && name == "omru")
-		throw UsageError("--policy omru: reserved for the slurm-omru planner, "
-				 "which this build does not have yet (" +
-				 policy_names() + ")");
 	if (!info)
 		throw UsageError("--policy '" + name + "' is not a policy (" +
 				 policy_names() + ")");

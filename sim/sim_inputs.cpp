@@ -13,6 +13,7 @@ const std::vector<OptionSpec> kInputOptions = {
 const std::vector<OptionSpec> kPolicyOptions = {
 	{ "walltime-factor", true }, { "tiresias-thresholds", true },
 	{ "seed", true }, { "iterations", true }, { "population", true },
+	{ "objective", true }, { "fairness", true },
 };
 
 std::vector<OptionSpec> join(std::vector<OptionSpec> a,
@@ -67,6 +68,19 @@ PolicyOptions read_policy_options(const CliArgs &args)
 	o.seed = static_cast<uint64_t>(args.integer("seed", 1, 0, 1L << 62));
 	o.ga_iterations = static_cast<int>(args.integer("iterations", 1000, 1, 10000000));
 	o.ga_population = static_cast<int>(args.integer("population", 50, 2, 100000));
+	if (auto obj = args.get("objective")) {
+		if (*obj == "makespan")
+			o.omru_objective = planner::Objective::Makespan;
+		else if (*obj == "jct")
+			o.omru_objective = planner::Objective::MeanJct;
+		else
+			throw UsageError("--objective '" + *obj +
+					 "': expected makespan or jct");
+	}
+	o.omru_fairness = args.number("fairness", 0.0, 0.0, 1e6);
+	if (o.omru_fairness > 0 && o.omru_fairness < 1)
+		throw UsageError("--fairness " + *args.get("fairness") +
+				 ": expected 0 (off) or a factor >= 1");
 	return o;
 }
 

@@ -8,7 +8,6 @@
 #include "policy/placement.hpp"
 
 #include <algorithm>
-#include <numeric>
 
 namespace omru {
 
@@ -24,10 +23,21 @@ std::optional<NodeCounts> pack_gpus(const std::vector<int> &free, int gpus)
 	if (best >= 0)
 		return NodeCounts{ { best, gpus } };
 
-	std::vector<int> order(n);
-	std::iota(order.begin(), order.end(), 0);
-	std::stable_sort(order.begin(), order.end(),
-			 [&](int a, int b) { return free[a] > free[b]; });
+	// Nodes by free GPUs, most first, ties by index: a counting sort, as
+	// planners call this in their inner loops.
+	int most = 0;
+	for (int f : free)
+		most = std::max(most, f);
+	std::vector<int> start(most + 2, 0);
+	for (int f : free)
+		if (f > 0)
+			start[most - f + 1]++;
+	for (int v = 1; v <= most; v++)
+		start[v] += start[v - 1];
+	std::vector<int> order(start[most]);
+	for (int i = 0; i < n; i++)
+		if (free[i] > 0)
+			order[start[most - free[i]]++] = i;
 	NodeCounts taken;
 	int left = gpus;
 	size_t i = 0;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "planner/plan.hpp"
 #include "policy/scheduling_context.hpp"
 
 namespace omru {
@@ -19,6 +20,9 @@ struct PolicyOptions {
 	uint64_t seed = 1;                   // omru-ga
 	int ga_iterations = 1000;
 	int ga_population = 50;
+	// omru: what the plan minimises, and the fairness guard (0: off).
+	planner::Objective omru_objective = planner::Objective::Makespan;
+	double omru_fairness = 0;
 };
 
 class Policy {

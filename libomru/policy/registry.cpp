@@ -1,5 +1,4 @@
-// registry.cpp - every policy by name.  "omru" is reserved for the product's
-// planner and is not listed until it exists.
+// registry.cpp - every policy by name; the product's own planner first.
 #include "policy/registry.hpp"
 
 namespace omru {
@@ -7,6 +6,7 @@ namespace omru {
 const std::vector<PolicyInfo> &policy_registry()
 {
 	static const std::vector<PolicyInfo> all = {
+		{ "omru", "moldable, the slurm-omru planner: budgeted allotment, list scheduling, GPU reuse (doc/omru-planner.md)", make_omru },
 		{ "fifo", "rigid, strict submission order, no backfill", make_fifo },
 		{ "backfill", "rigid, EASY backfill on walltime estimates (Slurm sched/backfill)", make_backfill },
 		{ "sjf", "rigid, shortest job first, non-preemptive", make_sjf },

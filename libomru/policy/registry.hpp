@@ -15,6 +15,7 @@ std::unique_ptr<Policy> make_tiresias(const PolicyOptions &);
 std::unique_ptr<Policy> make_optimus(const PolicyOptions &);
 std::unique_ptr<Policy> make_seq(const PolicyOptions &);
 std::unique_ptr<Policy> make_omru_ga(const PolicyOptions &);
+std::unique_ptr<Policy> make_omru(const PolicyOptions &);
 
 } // namespace omru
 

@@ -19,6 +19,7 @@ class Simulation final : public SchedulingContext {
 		: cluster_(c), profiles_(p), workload_(w), opts_(o),
 		  progress_(w.jobs.size()), free_(c.nodes, c.gpus_per_node),
 		  slot_busy_(static_cast<size_t>(c.total_gpus()), false),
+		  node_free_(static_cast<size_t>(c.gpus_per_node), false),
 		  starts_(w.jobs.size(), 0)
 	{
 	}
@@ -81,6 +82,7 @@ class Simulation final : public SchedulingContext {
 	std::vector<JobProgress> progress_;
 	std::vector<int> pending_, running_, free_;
 	std::vector<bool> slot_busy_;
+	std::vector<bool> node_free_; // start()'s scratch: one node's free slots
 	std::vector<unsigned> starts_; // per job, tells stale completions apart
 	size_t next_arrival_ = 0, done_ = 0;
 	std::priority_queue<Completion, std::vector<Completion>,
@@ -114,12 +116,13 @@ bool Simulation::start(int job, const NodeCounts &where)
 	for (auto [node, count] : where) {
 		free_[node] -= count;
 		int base = node * cluster_.gpus_per_node;
-		for (int s = 0; count > 0 && s < cluster_.gpus_per_node; s++)
-			if (!slot_busy_[base + s]) {
-				slot_busy_[base + s] = true;
-				p.gpu_ids.push_back(base + s);
-				count--;
-			}
+		for (int s = 0; s < cluster_.gpus_per_node; s++)
+			node_free_[s] = !slot_busy_[base + s];
+		// count <= free_[node], so select_gpus always finds the slots.
+		for (int s : select_gpus(opts_.gpu_links, node_free_, count)) {
+			slot_busy_[base + s] = true;
+			p.gpu_ids.push_back(base + s);
+		}
 	}
 	p.state = JobProgress::State::Running;
 	p.gpus = gpus;
@@ -254,6 +257,11 @@ SimResult Simulation::run(Policy &policy)
 SimResult simulate(const Cluster &c, const ProfileTable &p, const Workload &w,
 		   Policy &policy, const SimOptions &opts)
 {
+	if (opts.gpu_links && opts.gpu_links->size() != c.gpus_per_node)
+		throw std::invalid_argument(
+			"GPU link matrix is for " + std::to_string(opts.gpu_links->size()) +
+			" GPUs per node, the cluster has " +
+			std::to_string(c.gpus_per_node));
 	Simulation sim(c, p, w, opts);
 	return sim.run(policy);
 }

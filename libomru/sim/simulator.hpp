@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "model/schedule.hpp"
+#include "policy/gpu_links.hpp"
 #include "policy/policy.hpp"
 
 namespace omru {
@@ -17,6 +18,10 @@ struct SimOptions {
 	double restart_overhead_s = 0;
 	// Called after completions with (jobs done, jobs in total).
 	std::function<void(size_t, size_t)> on_progress;
+	// Within-node GPU choice (select_gpus): the link matrix of every
+	// node, gpus_per_node GPUs, owned by the caller; nullptr = lowest free
+	// slots.
+	const GpuLinks *gpu_links = nullptr;
 };
 
 struct SimResult {
@@ -30,7 +35,8 @@ class SimStuck : public std::runtime_error {
 	using std::runtime_error::runtime_error;
 };
 
-// RET the schedule the policy produced.  Throws SimStuck as above.
+// RET the schedule the policy produced.  Throws SimStuck as above, and
+// std::invalid_argument when opts.gpu_links is not for c.gpus_per_node GPUs.
 SimResult simulate(const Cluster &c, const ProfileTable &p, const Workload &w,
 		   Policy &policy, const SimOptions &opts);
 

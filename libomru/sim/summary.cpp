@@ -7,43 +7,6 @@
 
 namespace omru {
 
-double makespan_lower_bound(const Cluster &c, const ProfileTable &p,
-			    const Workload &w)
-{
-	if (w.jobs.empty())
-		return 0;
-	const double first = w.jobs.front().submit_s;
-	double bound = 0;
-	std::vector<double> area(w.jobs.size()); // least GPU-seconds per job
-	for (size_t i = 0; i < w.jobs.size(); i++) {
-		const Job &j = w.jobs[i];
-		double best_time = std::numeric_limits<double>::infinity();
-		double best_area = best_time;
-		for (int g : p.counts(j.model)) {
-			if (g < j.gpus_min || g > j.gpus_max)
-				continue;
-			if (auto e = p.best_epoch_s(j.model, g, c)) {
-				best_time = std::min(best_time, j.epochs * *e);
-				best_area = std::min(best_area, g * j.epochs * *e);
-			}
-		}
-		if (!std::isfinite(best_time))
-			continue; // cannot run at all: no bound from it
-		bound = std::max(bound, j.submit_s - first + best_time);
-		area[i] = best_area;
-	}
-	// Jobs are in submission order: suffix sums give the work that cannot
-	// start before each submit time.
-	double suffix = 0;
-	for (size_t i = w.jobs.size(); i-- > 0;) {
-		suffix += area[i];
-		if (i == 0 || w.jobs[i - 1].submit_s < w.jobs[i].submit_s)
-			bound = std::max(bound, w.jobs[i].submit_s - first +
-							suffix / c.total_gpus());
-	}
-	return bound;
-}
-
 static double nearest_rank(const std::vector<double> &sorted, double pct)
 {
 	if (sorted.empty())

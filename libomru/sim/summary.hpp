@@ -6,6 +6,7 @@
 #include <string>
 
 #include "model/schedule.hpp"
+#include "sim/lower_bound.hpp"
 
 namespace omru {
 
@@ -21,16 +22,6 @@ struct Summary {
 	double lower_bound_s = 0;
 	double plan_ms = 0;
 };
-
-// Lower bound on the makespan (measured from the first submit) of any valid
-// schedule: the largest of
-//  - for every job, submit + its shortest runtime at any count in its range
-//    and any spread the cluster allows;
-//  - for every submit time t, t + (least GPU-seconds of the jobs submitted at
-//    or after t) / total GPUs  (t = first submit is the plain area bound).
-// Restart overheads only lengthen schedules, so they do not enter.
-double makespan_lower_bound(const Cluster &c, const ProfileTable &p,
-			    const Workload &w);
 
 Summary summarize(const std::string &policy, const Cluster &c,
 		  const ProfileTable &p, const Workload &w, const Schedule &s,

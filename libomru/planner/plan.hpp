@@ -1,0 +1,132 @@
+// plan.hpp - what the OMRU planner reads and what it answers (planner.hpp).
+// Slurm-free and simulator-free: omru-sim's `omru` policy and select/omru
+// both translate their own state into a PlanInput and act on the Plan.
+#ifndef OMRU_PLANNER_PLAN_HPP
+#define OMRU_PLANNER_PLAN_HPP
+
+#include <limits>
+#include <vector>
+
+#include "policy/placement.hpp" // NodeCounts
+
+namespace omru {
+namespace planner {
+
+// What the plan minimises.  Makespan is the OMRU paper's objective and the
+// default for batches; MeanJct orders the queue shortest-first and suits
+// online clusters where jobs keep arriving.
+enum class Objective { Makespan, MeanJct };
+
+constexpr double kNoRow = std::numeric_limits<double>::quiet_NaN();
+
+// How fast one kind of job runs: the GPU counts it may be given (ascending,
+// already cut to the job's moldable range and the cluster) and, for each,
+// seconds per epoch by the number of nodes spanned.  epoch_s[i][k] is for
+// gpus[i] GPUs over k nodes; kNoRow where that spread may not be used (in
+// simulation: the profiles have no row for it).  epoch_s[i][min_nodes]
+// must be a number: it is the packed time the allotment is chosen on.
+struct SpeedCurve {
+	std::vector<int> gpus;
+	std::vector<std::vector<double>> epoch_s;
+
+	double packed(size_t i, int gpus_per_node) const
+	{
+		return epoch_s[i][(gpus[i] + gpus_per_node - 1) / gpus_per_node];
+	}
+};
+
+// A job the plan covers: pending (running == false) or running.
+struct PlanJob {
+	long id = 0;                  // the caller's name for it, stable
+				      // across calls (PlanChoice refers to it)
+	int curve = -1;               // index into PlanInput::curves
+	double submit_s = 0;
+	double remaining_epochs = 0;  // pending: all that is left
+	// Running jobs only:
+	bool running = false;
+	int gpus = 0;
+	NodeCounts where;             // the GPUs it holds, per node
+	double progress_start_s = 0;  // when it started progressing (after
+				      // its restart overhead)
+	double epochs_at_progress_start = 0; // left at progress_start_s
+	double epoch_s = 0;           // on its current spread
+	// The caller lets the plan resize it (stop it and restart it on more
+	// GPUs); the plan waits for progress_start_s first, since a job paying
+	// its restart overhead cannot be stopped.
+	bool resizable = true;
+};
+
+struct PlanInput {
+	double now_s = 0;
+	int nodes = 0;
+	int gpus_per_node = 0;
+	std::vector<int> free_per_node; // GPUs the plan may hand out now
+	std::vector<SpeedCurve> curves;
+	std::vector<PlanJob> jobs;     // ties in any ordering go to the lower index
+	double restart_overhead_s = 0; // paid by every resized job
+	Objective objective = Objective::Makespan;
+	// Fairness guard: > 0 promotes any pending job whose planned
+	// completion time (from submission) exceeds this factor times the one
+	// it gets in a first-come-first-served plan; 0 turns it off.
+	double fairness_factor = 0;
+	// Let running jobs grow into GPUs nothing else will use (GPU reuse).
+	bool reuse = true;
+};
+
+// Something to do now, in this order.
+struct Action {
+	enum class Kind { Start, Resize } kind = Kind::Start;
+	int job = -1;     // index into PlanInput::jobs
+	int gpus = 0;
+	NodeCounts where; // on the free GPUs (a resize: plus its own)
+};
+
+// One stretch of a job on a fixed set of GPUs.
+struct PlannedSegment {
+	double start_s = 0;
+	double end_s = 0;
+	int gpus = 0;
+	int nodes = 0;
+};
+
+struct PlannedJob {
+	// Planned segments from now on, in time order.  Empty when the plan
+	// could not place the job (it never fits, e.g. no usable spread).
+	std::vector<PlannedSegment> segments;
+	double start_s() const
+	{
+		return segments.empty() ? std::numeric_limits<double>::infinity()
+					: segments.front().start_s;
+	}
+	double end_s() const
+	{
+		return segments.empty() ? std::numeric_limits<double>::infinity()
+					: segments.back().end_s;
+	}
+};
+
+// Which of the planner's candidate plans this is; passing it back in the
+// next call (Planner::plan's `keep`) keeps decisions stable across passes.
+struct PlanChoice {
+	double budget_s = 0; // longest runtime an allotment may have
+	int order = 0;       // index of the queue order tried
+	// GPU counts that local search moved away from the budget's
+	// allotment, by PlanJob::id, ascending.
+	std::vector<std::pair<long, int>> moved;
+	bool valid = false;
+};
+
+struct Plan {
+	std::vector<Action> now;
+	std::vector<PlannedJob> jobs; // one per PlanInput::jobs entry
+	double makespan_s = 0;        // latest planned end (absolute time)
+	double mean_jct_s = 0;        // planned, over the input's jobs
+	int unplaced = 0;             // jobs the plan could not place
+	PlanChoice choice;
+	int candidates = 0;           // plans simulated to find this one
+};
+
+} // namespace planner
+} // namespace omru
+
+#endif

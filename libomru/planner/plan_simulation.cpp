@@ -1,0 +1,457 @@
+// plan_simulation.cpp - see plan_simulation.hpp.
+//
+// Placement is pack_gpus (fewest nodes, fullest node that fits) on the
+// simulated free GPUs, exactly as the caller will place the jobs the plan
+// starts now; a spread whose time is kNoRow is not used (the job waits).
+//
+// Reuse.  When every pending job has started and GPUs are idle, running jobs
+// grow: under the makespan objective, first the job that ends last, as long
+// as growing it ends it sooner (it sets the makespan); then, under either
+// objective, the growth that saves the most completion time per added GPU,
+// until no growth saves anything.  A growth restarts the job on the larger
+// count, so it pays the restart overhead and must save more than that.  A
+// job paying its overhead cannot be resized until the overhead ends, which
+// is an event of its own.
+#include "planner/plan_simulation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <queue>
+#include <set>
+
+namespace omru {
+namespace planner {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+// Reuse weighs the jobs that end last, this many of them: they gain the
+// most from more GPUs, and looking at every running job at every event
+// would make a plan for thousands of jobs quadratic.
+constexpr int kReuseCandidates = 16;
+
+// True when a is smaller than b by more than rounding.
+bool less_by_more_than_rounding(double a, double b)
+{
+	return a < b - 1e-9 * std::max(1.0, std::fabs(b));
+}
+
+struct JobState {
+	enum class Phase { Waiting, Running, Done } phase = Phase::Waiting;
+	int option = -1; // index into the curve's gpus (-1: not in the curve)
+	int gpus = 0;
+	NodeCounts where;
+	double progress_start_s = 0;
+	double left_at_progress_start = 0;
+	double epoch_s = 0;
+	double end_s = 0;
+	double resizable_from_s = kInf;
+	unsigned version = 0; // tells stale completion events apart
+};
+
+struct Event {
+	double t;
+	int job;
+	unsigned version;
+	bool operator>(const Event &o) const
+	{
+		return t > o.t || (t == o.t && job > o.job);
+	}
+};
+
+class PlanRun {
+    public:
+	PlanRun(const PlanInput &in, const Candidate &c, bool record)
+		: in_(in), c_(c), record_(record), jobs_(in.jobs.size()),
+		  free_(in.free_per_node), skip_(c.order.size() + 1)
+	{
+		for (int f : free_)
+			free_total_ += f;
+		if (record)
+			out_.jobs.resize(in.jobs.size());
+	}
+
+	Outcome run();
+
+    private:
+	const SpeedCurve &curve(int job) const
+	{
+		return in_.curves[in_.jobs[job].curve];
+	}
+	double left_at(int job, double t) const
+	{
+		const JobState &s = jobs_[job];
+		double done = t > s.progress_start_s
+				      ? (t - s.progress_start_s) / s.epoch_s
+				      : 0;
+		return std::max(0.0, s.left_at_progress_start - done);
+	}
+	// pack_gpus on the free GPUs, remembered until they change: a queue
+	// scan asks the same question for every waiting job of one size.
+	const std::optional<NodeCounts> &packed_now(int gpus)
+	{
+		if (pack_cache_.size() <= static_cast<size_t>(gpus)) {
+			pack_cache_.resize(gpus + 1);
+			pack_cache_gen_.resize(gpus + 1, 0);
+		}
+		if (pack_cache_gen_[gpus] != free_gen_) {
+			pack_cache_[gpus] = pack_gpus(free_, gpus);
+			pack_cache_gen_[gpus] = free_gen_;
+		}
+		return pack_cache_[gpus];
+	}
+	void take(const NodeCounts &where)
+	{
+		free_gen_++;
+		for (auto [node, n] : where) {
+			free_[node] -= n;
+			free_total_ -= n;
+		}
+	}
+	void give_back(const NodeCounts &where)
+	{
+		free_gen_++;
+		for (auto [node, n] : where) {
+			free_[node] += n;
+			free_total_ += n;
+		}
+	}
+	void add_running_inputs();
+	void run_segment(int job, int option, NodeCounts where, double epoch_s,
+			 double left, double progress_start);
+	int next_waiting(int pos);
+	void start_phase();
+	void reuse_phase();
+	bool grow_latest();
+	bool grow_best_per_gpu();
+	struct Growth {
+		int option = -1;
+		NodeCounts where;
+		double epoch_s = 0;
+		double end_s = kInf;
+	};
+	Growth placed_growth(int job, int option) const;
+	void resize(int job, const Growth &g);
+	void finish(int job);
+
+	const PlanInput &in_;
+	const Candidate &c_;
+	const bool record_;
+	std::vector<JobState> jobs_;
+	std::vector<int> free_;
+	int free_total_ = 0;
+	unsigned long free_gen_ = 1; // changes whenever free_ does
+	std::vector<std::optional<NodeCounts>> pack_cache_;
+	std::vector<unsigned long> pack_cache_gen_;
+	double t_ = 0;
+	// Waiting jobs in priority order: skip_[p] is the first position >= p
+	// of c_.order still waiting (path-compressed, as in union-find).
+	std::vector<int> skip_;
+	int waiting_ = 0;
+	// Waiting jobs per GPU count, to stop scanning when nothing can fit.
+	std::vector<int> waiting_by_gpus_;
+	int min_waiting_gpus_ = 1;
+	std::vector<int> blocked_; // could not grow at this instant
+	// Running jobs by planned end: reuse looks at the latest few only.
+	std::set<std::pair<double, int>> by_end_;
+	std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
+	Outcome out_;
+};
+
+void PlanRun::run_segment(int job, int option, NodeCounts where, double epoch_s,
+			  double left, double progress_start)
+{
+	JobState &s = jobs_[job];
+	if (s.phase == JobState::Phase::Running)
+		by_end_.erase({ s.end_s, job });
+	s.phase = JobState::Phase::Running;
+	s.option = option;
+	s.gpus = 0;
+	for (auto [node, n] : where)
+		s.gpus += n;
+	s.where = std::move(where);
+	s.progress_start_s = progress_start;
+	s.left_at_progress_start = left;
+	s.epoch_s = epoch_s;
+	s.end_s = progress_start + left * epoch_s;
+	by_end_.insert({ s.end_s, job });
+	s.version++;
+	events_.push({ s.end_s, job, s.version });
+	if (record_)
+		out_.jobs[job].segments.push_back(
+			{ t_, s.end_s, s.gpus, static_cast<int>(s.where.size()) });
+}
+
+void PlanRun::add_running_inputs()
+{
+	for (size_t j = 0; j < in_.jobs.size(); j++) {
+		const PlanJob &pj = in_.jobs[j];
+		if (!pj.running)
+			continue;
+		const SpeedCurve &cv = curve(static_cast<int>(j));
+		auto it = std::find(cv.gpus.begin(), cv.gpus.end(), pj.gpus);
+		int option = it == cv.gpus.end() ? -1 : static_cast<int>(it - cv.gpus.begin());
+		run_segment(static_cast<int>(j), option, pj.where, pj.epoch_s,
+			    pj.epochs_at_progress_start, pj.progress_start_s);
+		JobState &s = jobs_[j];
+		s.resizable_from_s = !pj.resizable ? kInf
+				     : std::max(in_.now_s, pj.progress_start_s);
+		if (s.resizable_from_s > in_.now_s && std::isfinite(s.resizable_from_s))
+			events_.push({ s.resizable_from_s, static_cast<int>(j), s.version });
+	}
+}
+
+int PlanRun::next_waiting(int pos)
+{
+	int root = pos;
+	while (skip_[root] != root)
+		root = skip_[root];
+	while (skip_[pos] != root) {
+		int next = skip_[pos];
+		skip_[pos] = root;
+		pos = next;
+	}
+	return root;
+}
+
+void PlanRun::start_phase()
+{
+	const int n = static_cast<int>(c_.order.size());
+	for (int pos = next_waiting(0); pos < n; pos = next_waiting(pos + 1)) {
+		while (min_waiting_gpus_ < static_cast<int>(waiting_by_gpus_.size()) &&
+		       waiting_by_gpus_[min_waiting_gpus_] == 0)
+			min_waiting_gpus_++;
+		if (free_total_ < min_waiting_gpus_)
+			return;
+		int job = c_.order[pos];
+		int option = c_.option[job];
+		const SpeedCurve &cv = curve(job);
+		int gpus = cv.gpus[option];
+		if (gpus > free_total_)
+			continue;
+		const std::optional<NodeCounts> &packed = packed_now(gpus);
+		if (!packed)
+			continue;
+		double e = cv.epoch_s[option][packed->size()];
+		if (std::isnan(e))
+			continue;
+		NodeCounts where = *packed;
+		take(where);
+		if (record_ && t_ == in_.now_s)
+			out_.now.push_back({ Action::Kind::Start, job, gpus, where });
+		run_segment(job, option, std::move(where), e,
+			    in_.jobs[job].remaining_epochs, t_);
+		jobs_[job].resizable_from_s = t_;
+		skip_[pos] = pos + 1;
+		waiting_--;
+		waiting_by_gpus_[gpus]--;
+	}
+}
+
+PlanRun::Growth PlanRun::placed_growth(int job, int option) const
+{
+	const JobState &s = jobs_[job];
+	const SpeedCurve &cv = curve(job);
+	Growth g;
+	std::vector<int> free = free_;
+	for (auto [node, n] : s.where)
+		free[node] += n;
+	auto where = pack_gpus(free, cv.gpus[option]);
+	if (!where)
+		return g;
+	double e = cv.epoch_s[option][where->size()];
+	if (std::isnan(e))
+		return g;
+	g.option = option;
+	g.where = std::move(*where);
+	g.epoch_s = e;
+	g.end_s = t_ + in_.restart_overhead_s + left_at(job, t_) * e;
+	return g;
+}
+
+void PlanRun::resize(int job, const Growth &g)
+{
+	JobState &s = jobs_[job];
+	double left = left_at(job, t_);
+	give_back(s.where);
+	take(g.where);
+	if (record_) {
+		out_.jobs[job].segments.back().end_s = t_;
+		if (t_ == in_.now_s)
+			out_.now.push_back({ Action::Kind::Resize, job,
+					     curve(job).gpus[g.option], g.where });
+	}
+	run_segment(job, g.option, g.where, g.epoch_s, left,
+		    t_ + in_.restart_overhead_s);
+	s.resizable_from_s = s.progress_start_s;
+	if (s.resizable_from_s > t_)
+		events_.push({ s.resizable_from_s, job, s.version });
+}
+
+// Growing candidates of a job: options above its current one that the idle
+// GPUs can pay for, with packed time first as the cheap estimate.
+bool PlanRun::grow_latest()
+{
+	if (by_end_.empty())
+		return false;
+	int latest = by_end_.rbegin()->second;
+	const JobState &s = jobs_[latest];
+	if (s.option < 0 || s.resizable_from_s > t_)
+		return false;
+	// The count that ends it soonest by packed time; placed, it may land
+	// on a wider spread: then the next best, once.
+	const SpeedCurve &cv = curve(latest);
+	int first = -1, second = -1;
+	for (size_t i = s.option + 1; i < cv.gpus.size(); i++) {
+		if (cv.gpus[i] - s.gpus > free_total_)
+			break;
+		double e = cv.packed(i, in_.gpus_per_node);
+		if (first < 0 || e < cv.packed(first, in_.gpus_per_node)) {
+			second = first;
+			first = static_cast<int>(i);
+		} else if (second < 0 || e < cv.packed(second, in_.gpus_per_node)) {
+			second = static_cast<int>(i);
+		}
+	}
+	Growth best;
+	for (int i : { first, second }) {
+		if (i < 0)
+			continue;
+		Growth g = placed_growth(latest, i);
+		if (g.option >= 0 && less_by_more_than_rounding(g.end_s, best.end_s))
+			best = std::move(g);
+		if (best.option >= 0)
+			break;
+	}
+	if (best.option < 0 || !less_by_more_than_rounding(best.end_s, s.end_s))
+		return false;
+	resize(latest, best);
+	return true;
+}
+
+bool PlanRun::grow_best_per_gpu()
+{
+	const double overhead = in_.restart_overhead_s;
+	for (;;) {
+		// The best option by packed estimate, then checked placed.
+		int best_job = -1, best_option = -1;
+		double best_gain = 0;
+		int looked = 0;
+		for (auto it = by_end_.rbegin();
+		     it != by_end_.rend() && looked < kReuseCandidates; ++it) {
+			size_t j = it->second;
+			const JobState &s = jobs_[j];
+			if (s.option < 0 || s.resizable_from_s > t_)
+				continue;
+			looked++;
+			const SpeedCurve &cv = curve(static_cast<int>(j));
+			double left = left_at(static_cast<int>(j), t_);
+			for (size_t i = s.option + 1; i < cv.gpus.size(); i++) {
+				int add = cv.gpus[i] - s.gpus;
+				if (add > free_total_)
+					break;
+				double end = t_ + overhead +
+					     left * cv.packed(i, in_.gpus_per_node);
+				double gain = (s.end_s - end) / add;
+				if (gain > best_gain * (1 + 1e-12) + 1e-12) {
+					best_gain = gain;
+					best_job = static_cast<int>(j);
+					best_option = static_cast<int>(i);
+				}
+			}
+		}
+		if (best_job < 0)
+			return false;
+		Growth g = placed_growth(best_job, best_option);
+		if (g.option >= 0 &&
+		    less_by_more_than_rounding(g.end_s, jobs_[best_job].end_s)) {
+			resize(best_job, g);
+			return true;
+		}
+		// Fragmented, or no row for the spread it would get: this job
+		// waits for the next event (trying its every other count here
+		// made plans for big clusters cost seconds).
+		jobs_[best_job].resizable_from_s = kInf; // not this pass
+		blocked_.push_back(best_job);
+	}
+}
+
+void PlanRun::reuse_phase()
+{
+	if (!in_.reuse || waiting_ > 0 || free_total_ == 0)
+		return;
+	if (in_.objective == Objective::Makespan)
+		while (free_total_ > 0 && grow_latest()) {
+		}
+	while (free_total_ > 0 && grow_best_per_gpu()) {
+	}
+	for (int job : blocked_)
+		jobs_[job].resizable_from_s = t_;
+	blocked_.clear();
+}
+
+void PlanRun::finish(int job)
+{
+	JobState &s = jobs_[job];
+	s.phase = JobState::Phase::Done;
+	by_end_.erase({ s.end_s, job });
+	give_back(s.where);
+	out_.makespan_s = std::max(out_.makespan_s, s.end_s);
+	out_.sum_jct_s += s.end_s - in_.jobs[job].submit_s;
+}
+
+Outcome PlanRun::run()
+{
+	t_ = in_.now_s;
+	out_.makespan_s = in_.now_s;
+	int max_gpus = 0;
+	for (const SpeedCurve &cv : in_.curves)
+		if (!cv.gpus.empty())
+			max_gpus = std::max(max_gpus, cv.gpus.back());
+	waiting_by_gpus_.assign(static_cast<size_t>(max_gpus) + 1, 0);
+	for (size_t p = 0; p < skip_.size(); p++)
+		skip_[p] = static_cast<int>(p);
+	for (int job : c_.order) {
+		waiting_by_gpus_[curve(job).gpus[c_.option[job]]]++;
+		waiting_++;
+	}
+	add_running_inputs();
+	for (;;) {
+		start_phase();
+		reuse_phase();
+		// Next event: a completion or the end of a restart overhead.
+		bool any = false;
+		while (!events_.empty()) {
+			const Event &e = events_.top();
+			if (jobs_[e.job].phase == JobState::Phase::Running &&
+			    jobs_[e.job].version == e.version) {
+				any = true;
+				break;
+			}
+			events_.pop();
+		}
+		if (!any)
+			break;
+		t_ = events_.top().t;
+		while (!events_.empty() && events_.top().t <= t_) {
+			Event e = events_.top();
+			events_.pop();
+			JobState &s = jobs_[e.job];
+			if (s.phase == JobState::Phase::Running &&
+			    s.version == e.version && s.end_s <= t_)
+				finish(e.job);
+		}
+	}
+	out_.unplaced = waiting_;
+	return std::move(out_);
+}
+
+} // namespace
+
+Outcome simulate_plan(const PlanInput &in, const Candidate &c, bool record)
+{
+	return PlanRun(in, c, record).run();
+}
+
+} // namespace planner
+} // namespace omru

@@ -1,0 +1,41 @@
+// plan_simulation.hpp - plays one candidate plan forward in time: pending
+// jobs with fixed GPU counts are list-scheduled in a fixed priority order
+// (Graham: whenever GPUs free up, start the first job in the order that
+// fits), and once nothing is left to start, idle GPUs are reused by growing
+// running jobs (OMRU's GPU reuse), each growth paying the restart overhead.
+// The planner (planner.cpp) simulates many candidates and keeps the best;
+// the same code with the same inputs later reproduces that plan exactly,
+// which is what makes re-planning at every event stable.
+#ifndef OMRU_PLANNER_PLAN_SIMULATION_HPP
+#define OMRU_PLANNER_PLAN_SIMULATION_HPP
+
+#include <vector>
+
+#include "planner/plan.hpp"
+
+namespace omru {
+namespace planner {
+
+struct Candidate {
+	// Per PlanInput::jobs entry: index into its curve's gpus for a pending
+	// job (ignored for running ones).
+	std::vector<int> option;
+	// Pending jobs, highest priority first.
+	std::vector<int> order;
+};
+
+struct Outcome {
+	double makespan_s = 0;
+	double sum_jct_s = 0;
+	int unplaced = 0;
+	// Filled only when asked to record:
+	std::vector<Action> now;
+	std::vector<PlannedJob> jobs;
+};
+
+Outcome simulate_plan(const PlanInput &in, const Candidate &c, bool record);
+
+} // namespace planner
+} // namespace omru
+
+#endif

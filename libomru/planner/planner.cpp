@@ -1,0 +1,407 @@
+// planner.cpp - see planner.hpp and doc/omru-planner.md.
+//
+// Dual-approximation search (Mounie, Rapine and Trystram's idea for moldable
+// tasks): guess a budget D for the longest runtime any pending job may have;
+// give every job its cheapest GPU count (least GPU-seconds) whose runtime
+// fits in D; list-schedule the jobs in a queue order; reuse idle GPUs at the
+// end.  A small D makes long jobs wide and the schedule short but costly in
+// GPU-seconds; a large D makes every job cheap but leaves the longest job
+// alone at the end.  Rather than bisecting on a bound that list scheduling
+// with node packing does not respect, every budget of a geometric grid
+// between the two extremes is simulated (plan_simulation.hpp) with each
+// queue order, and the best plan is kept.
+#include "planner/planner.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+#include "planner/plan_simulation.hpp"
+
+namespace omru {
+namespace planner {
+namespace {
+
+struct PendingJob {
+	int job;
+	std::vector<double> runtime_s; // per option, packed
+	std::vector<double> area;      // GPU-seconds per option
+};
+
+// The cheapest option whose runtime fits in `budget`, else the fastest.
+// Ties go to fewer GPUs.
+int allot(const PendingJob &p, double budget)
+{
+	int best = -1, fastest = 0;
+	for (size_t i = 0; i < p.runtime_s.size(); i++) {
+		if (p.runtime_s[i] < p.runtime_s[fastest])
+			fastest = static_cast<int>(i);
+		if (p.runtime_s[i] <= budget &&
+		    (best < 0 || p.area[i] < p.area[best]))
+			best = static_cast<int>(i);
+	}
+	return best >= 0 ? best : fastest;
+}
+
+// Budgets from the widest sensible plan to the cheapest: the longest of
+// the jobs' fastest runtimes up to the longest runtime at least GPU-seconds.
+std::vector<double> budgets(const std::vector<PendingJob> &pending, int steps)
+{
+	double lo = 0, hi = 0;
+	for (const PendingJob &p : pending) {
+		lo = std::max(lo, *std::min_element(p.runtime_s.begin(), p.runtime_s.end()));
+		size_t cheapest = std::min_element(p.area.begin(), p.area.end()) -
+				  p.area.begin();
+		hi = std::max(hi, p.runtime_s[cheapest]);
+	}
+	std::vector<double> out{ lo };
+	if (hi > lo)
+		for (int k = 1; k < steps; k++)
+			out.push_back(lo * std::pow(hi / lo, double(k) / (steps - 1)));
+	return out;
+}
+
+// Enough budgets to find the good plans on small batches, few enough that a
+// re-plan of thousands of jobs stays within slurmctld's patience.
+int budget_steps(size_t pending)
+{
+	return pending <= 64 ? 40 : pending <= 512 ? 24 : pending <= 2048 ? 12 : 6;
+}
+
+constexpr int kOrderKeys = 3;
+// Mean JCT also tries the makespan orders: shortest-first alone starves long
+// jobs, and the makespan cap below needs plans that do not.
+int order_count(Objective obj)
+{
+	return obj == Objective::Makespan ? kOrderKeys : 2 * kOrderKeys;
+}
+
+// Under the mean-JCT objective a plan may be at most this much longer than
+// the shortest plan found: shortest-first under heavy load otherwise defers
+// the long jobs to an ever later tail.
+constexpr double kJctMakespanSlack = 0.10;
+
+// Queue order `which` by runtime, by GPU count or by GPU-seconds (which % 3):
+// largest first for the makespan (LPT and its kin), smallest first for mean
+// JCT (SPT and kin); which >= 3 is the other objective's direction.  Ties:
+// lower job index.
+std::vector<int> queue_order(const std::vector<PendingJob> &pending,
+			     const std::vector<int> &option,
+			     const PlanInput &in, Objective obj, int which)
+{
+	struct Key {
+		double a, b;
+		int job;
+	};
+	std::vector<Key> keys;
+	keys.reserve(pending.size());
+	for (const PendingJob &p : pending) {
+		int o = option[p.job];
+		double runtime = p.runtime_s[o];
+		double gpus = in.curves[in.jobs[p.job].curve].gpus[o];
+		const Key by_runtime{ runtime, 0, p.job };
+		const Key by_gpus{ gpus, runtime, p.job };
+		const Key by_area{ p.area[o], runtime, p.job };
+		int key = which % kOrderKeys;
+		Key k = key == 0 ? by_runtime : key == 1 ? by_gpus : by_area;
+		bool native = which < kOrderKeys;
+		if ((obj == Objective::Makespan) == native) { // largest first
+			k.a = -k.a;
+			k.b = -k.b;
+		}
+		keys.push_back(k);
+	}
+	std::sort(keys.begin(), keys.end(), [](const Key &x, const Key &y) {
+		if (x.a != y.a)
+			return x.a < y.a;
+		if (x.b != y.b)
+			return x.b < y.b;
+		return x.job < y.job;
+	});
+	std::vector<int> order;
+	order.reserve(keys.size());
+	for (const Key &k : keys)
+		order.push_back(k.job);
+	return order;
+}
+
+bool clearly_less(double a, double b)
+{
+	return a < b - 1e-9 * std::max(1.0, std::fabs(b));
+}
+
+// Fewer unplaced jobs, then (mean JCT) a makespan within `cap`, then the
+// objective, then the other one.
+bool better(const Outcome &a, const Outcome &b, Objective obj, double cap)
+{
+	if (a.unplaced != b.unplaced)
+		return a.unplaced < b.unplaced;
+	if (obj == Objective::MeanJct) {
+		bool a_ok = a.makespan_s <= cap, b_ok = b.makespan_s <= cap;
+		if (a_ok != b_ok)
+			return a_ok;
+	}
+	double a1 = obj == Objective::Makespan ? a.makespan_s : a.sum_jct_s;
+	double b1 = obj == Objective::Makespan ? b.makespan_s : b.sum_jct_s;
+	if (clearly_less(a1, b1))
+		return true;
+	if (clearly_less(b1, a1))
+		return false;
+	double a2 = obj == Objective::Makespan ? a.sum_jct_s : a.makespan_s;
+	double b2 = obj == Objective::Makespan ? b.sum_jct_s : b.makespan_s;
+	return clearly_less(a2, b2);
+}
+
+// The fairness guard: pending jobs that the plan finishes later (from
+// submission) than `factor` times their first-come-first-served completion
+// move to the front of the queue, in submission order, until none does.
+// Each round promotes at least one more job, and with every job promoted
+// the order is first-come-first-served itself, which meets the guard for
+// any factor >= 1, so the loop ends.
+Candidate enforce_fairness(const PlanInput &in, Candidate c)
+{
+	Candidate fifo = c;
+	std::stable_sort(fifo.order.begin(), fifo.order.end(), [&](int a, int b) {
+		return in.jobs[a].submit_s < in.jobs[b].submit_s;
+	});
+	Outcome base = simulate_plan(in, fifo, true);
+	std::vector<bool> promoted(in.jobs.size(), false);
+	for (;;) {
+		Outcome o = simulate_plan(in, c, true);
+		bool violated = false;
+		for (int job : c.order) {
+			double jct = o.jobs[job].end_s() - in.jobs[job].submit_s;
+			double fair = base.jobs[job].end_s() - in.jobs[job].submit_s;
+			if (!promoted[job] &&
+			    clearly_less(in.fairness_factor * fair, jct)) {
+				promoted[job] = true;
+				violated = true;
+			}
+		}
+		if (!violated)
+			return c;
+		std::vector<int> order;
+		for (int job : fifo.order)
+			if (promoted[job])
+				order.push_back(job);
+		for (int job : c.order)
+			if (!promoted[job])
+				order.push_back(job);
+		c.order = std::move(order);
+	}
+}
+
+
+// The candidate for a choice: the budget's allotment, the counts local
+// search moved, the choice's queue order.
+Candidate candidate(const PlanInput &in, const std::vector<PendingJob> &pending,
+		    const PlanChoice &choice)
+{
+	std::vector<int> option(in.jobs.size(), -1);
+	for (const PendingJob &p : pending) {
+		option[p.job] = allot(p, choice.budget_s);
+		auto it = std::lower_bound(choice.moved.begin(), choice.moved.end(),
+					   std::make_pair(in.jobs[p.job].id, 0));
+		if (it == choice.moved.end() || it->first != in.jobs[p.job].id)
+			continue;
+		const std::vector<int> &gpus = in.curves[in.jobs[p.job].curve].gpus;
+		auto g = std::find(gpus.begin(), gpus.end(), it->second);
+		if (g != gpus.end())
+			option[p.job] = static_cast<int>(g - gpus.begin());
+	}
+	return Candidate{ option,
+			  queue_order(pending, option, in, in.objective, choice.order) };
+}
+
+// Simulations local search may spend: plenty on batches, none on the long
+// queues where slurmctld's planning time matters more than the last percent.
+int local_search_budget(size_t pending)
+{
+	return pending <= 64 ? 400 : pending <= 256 ? 100 : 0;
+}
+
+// Local search from the best candidate: move one job's GPU count one step up
+// or down (the queue order follows), keep the move when the plan gets
+// better, until no move helps or the budget is spent.  RET simulations run.
+int improve_locally(const PlanInput &in, const std::vector<PendingJob> &pending,
+		    double cap, PlanChoice &choice, Candidate &best_c,
+		    Outcome &best)
+{
+	int left = local_search_budget(pending.size());
+	const int budget = left;
+	for (bool moved = true; moved && left > 0;) {
+		moved = false;
+		for (const PendingJob &p : pending) {
+			int size = static_cast<int>(p.runtime_s.size());
+			for (int step : { 1, -1, 2, -2, 4, -4 }) {
+				int o = best_c.option[p.job] + step;
+				if (o < 0 || o >= size || left <= 0)
+					continue;
+				Candidate c = best_c;
+				c.option[p.job] = o;
+				c.order = queue_order(pending, c.option, in,
+						      in.objective, choice.order);
+				Outcome out = simulate_plan(in, c, false);
+				left--;
+				if (better(out, best, in.objective, cap)) {
+					best = std::move(out);
+					best_c = std::move(c);
+					moved = true;
+					break;
+				}
+			}
+		}
+	}
+	choice.moved.clear();
+	for (const PendingJob &p : pending)
+		if (best_c.option[p.job] != allot(p, choice.budget_s))
+			choice.moved.emplace_back(
+				in.jobs[p.job].id,
+				in.curves[in.jobs[p.job].curve].gpus[best_c.option[p.job]]);
+	std::sort(choice.moved.begin(), choice.moved.end());
+	return budget - left;
+}
+} // namespace
+
+void check_plan_input(const PlanInput &in)
+{
+	auto bad = [](const std::string &why) {
+		throw std::invalid_argument("plan input: " + why);
+	};
+	if (in.nodes < 1 || in.gpus_per_node < 1 ||
+	    in.free_per_node.size() != static_cast<size_t>(in.nodes))
+		bad("the cluster needs nodes >= 1, GPUs per node >= 1 and a free count per node");
+	for (int f : in.free_per_node)
+		if (f < 0 || f > in.gpus_per_node)
+			bad("a node has " + std::to_string(f) + " free GPUs");
+	if (!(in.restart_overhead_s >= 0) || !std::isfinite(in.restart_overhead_s))
+		bad("the restart overhead must be a finite number >= 0");
+	if (in.fairness_factor != 0 && !(in.fairness_factor >= 1))
+		bad("the fairness factor must be 0 (off) or >= 1");
+	for (size_t c = 0; c < in.curves.size(); c++) {
+		const SpeedCurve &cv = in.curves[c];
+		if (cv.gpus.size() != cv.epoch_s.size())
+			bad("curve " + std::to_string(c) + " has " +
+			    std::to_string(cv.gpus.size()) + " counts but " +
+			    std::to_string(cv.epoch_s.size()) + " time lists");
+		for (size_t i = 0; i < cv.gpus.size(); i++) {
+			int g = cv.gpus[i];
+			int k = (g + in.gpus_per_node - 1) / in.gpus_per_node;
+			if (g < 1 || (i && g <= cv.gpus[i - 1]) ||
+			    k > in.nodes ||
+			    cv.epoch_s[i].size() <= static_cast<size_t>(std::min(g, in.nodes)) ||
+			    !(cv.packed(i, in.gpus_per_node) > 0))
+				bad("curve " + std::to_string(c) + ", " +
+				    std::to_string(g) + " GPUs: counts must ascend, fit the "
+				    "cluster and have a packed time > 0 and a time (or none) "
+				    "for every spread up to min(GPUs, nodes)");
+			for (double e : cv.epoch_s[i])
+				if (!std::isnan(e) && !(e > 0 && std::isfinite(e)))
+					bad("curve " + std::to_string(c) + ": epoch times must be > 0");
+		}
+	}
+	std::vector<int> used(in.nodes, 0);
+	for (size_t j = 0; j < in.jobs.size(); j++) {
+		const PlanJob &pj = in.jobs[j];
+		std::string name = "job " + std::to_string(j);
+		if (pj.curve < 0 || static_cast<size_t>(pj.curve) >= in.curves.size() ||
+		    in.curves[pj.curve].gpus.empty())
+			bad(name + " has no usable speed curve");
+		if (!(pj.remaining_epochs >= 0) || !std::isfinite(pj.remaining_epochs) ||
+		    !std::isfinite(pj.submit_s))
+			bad(name + ": remaining epochs and submit time must be finite, work >= 0");
+		if (!pj.running)
+			continue;
+		int gpus = 0;
+		for (auto [node, n] : pj.where) {
+			if (node < 0 || node >= in.nodes || n < 1)
+				bad(name + " runs on a node that does not exist");
+			used[node] += n;
+			gpus += n;
+		}
+		if (gpus != pj.gpus || !(pj.epoch_s > 0) ||
+		    !(pj.epochs_at_progress_start >= 0) ||
+		    !std::isfinite(pj.progress_start_s))
+			bad(name + ": a running job needs its GPUs, epoch time and progress");
+	}
+	for (int n = 0; n < in.nodes; n++)
+		if (used[n] + in.free_per_node[n] > in.gpus_per_node)
+			bad("node " + std::to_string(n) + " has more GPUs held and free than it has");
+}
+
+Plan make_plan(const PlanInput &in, const PlanChoice &keep)
+{
+	check_plan_input(in);
+	std::vector<PendingJob> pending;
+	for (size_t j = 0; j < in.jobs.size(); j++) {
+		const PlanJob &pj = in.jobs[j];
+		if (pj.running)
+			continue;
+		const SpeedCurve &cv = in.curves[pj.curve];
+		PendingJob p{ static_cast<int>(j), {}, {} };
+		for (size_t i = 0; i < cv.gpus.size(); i++) {
+			double r = pj.remaining_epochs * cv.packed(i, in.gpus_per_node);
+			p.runtime_s.push_back(r);
+			p.area.push_back(r * cv.gpus[i]);
+		}
+		pending.push_back(std::move(p));
+	}
+
+	std::vector<PlanChoice> tries;
+	if (keep.valid)
+		tries.push_back(keep);
+	for (double b : budgets(pending, budget_steps(pending.size())))
+		for (int o = 0; o < order_count(in.objective); o++)
+			tries.push_back({ b, o, {}, true });
+
+	// Simulate every distinct candidate; neighbouring budgets often give
+	// the same allotment.
+	std::vector<std::vector<int>> last_option(order_count(in.objective),
+						  std::vector<int>{ -2 });
+	std::vector<std::pair<size_t, Outcome>> done; // index into tries
+	for (size_t i = 0; i < tries.size(); i++) {
+		Candidate c = candidate(in, pending, tries[i]);
+		if (c.option == last_option[tries[i].order])
+			continue;
+		last_option[tries[i].order] = c.option;
+		done.emplace_back(i, simulate_plan(in, c, false));
+	}
+	int simulated = static_cast<int>(done.size());
+	double cap = std::numeric_limits<double>::infinity();
+	if (in.objective == Objective::MeanJct) {
+		int unplaced = std::numeric_limits<int>::max();
+		for (const auto &d : done)
+			unplaced = std::min(unplaced, d.second.unplaced);
+		for (const auto &d : done)
+			if (d.second.unplaced == unplaced)
+				cap = std::min(cap, d.second.makespan_s);
+		cap = in.now_s + (cap - in.now_s) * (1 + kJctMakespanSlack);
+	}
+	size_t pick = 0; // the first wins ties: the kept choice comes first
+	for (size_t k = 1; k < done.size(); k++)
+		if (better(done[k].second, done[pick].second, in.objective, cap))
+			pick = k;
+	PlanChoice best_choice = tries[done[pick].first];
+	Candidate best_c = candidate(in, pending, best_choice);
+	Outcome best = std::move(done[pick].second);
+	simulated += improve_locally(in, pending, cap, best_choice, best_c, best);
+	if (in.fairness_factor > 0 && !pending.empty())
+		best_c = enforce_fairness(in, std::move(best_c));
+
+	Outcome rec = simulate_plan(in, best_c, true);
+	Plan plan;
+	plan.now = std::move(rec.now);
+	plan.jobs = std::move(rec.jobs);
+	plan.makespan_s = rec.makespan_s;
+	plan.mean_jct_s = in.jobs.empty() ? 0 : rec.sum_jct_s / in.jobs.size();
+	plan.unplaced = rec.unplaced;
+	plan.choice = best_choice;
+	plan.candidates = simulated;
+	return plan;
+}
+
+} // namespace planner
+} // namespace omru

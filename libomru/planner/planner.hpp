@@ -1,0 +1,30 @@
+// planner.hpp - the OMRU planner: for every job, how many GPUs, when, where,
+// and which running jobs grow into GPUs that would sit idle.  Called at
+// every arrival and completion (offline batches are the case where every job
+// arrives at once).  doc/omru-planner.md describes the algorithm, why it is
+// built this way and what it guarantees.
+#ifndef OMRU_PLANNER_PLANNER_HPP
+#define OMRU_PLANNER_PLANNER_HPP
+
+#include "planner/plan.hpp"
+
+namespace omru {
+namespace planner {
+
+// RET the plan for `in`.  `keep` is the choice of the previous call (or
+// invalid): it is tried first and only replaced by a strictly better plan,
+// so with nothing changed the answer does not change.  Deterministic.
+// Throws std::invalid_argument on an inconsistent input (see
+// check_plan_input).
+Plan make_plan(const PlanInput &in, const PlanChoice &keep = {});
+
+// Throws std::invalid_argument naming the first inconsistency: a curve
+// without a packed time, a job pointing at a missing curve, negative work,
+// a running job holding more GPUs than its nodes have, a fairness factor
+// in (0, 1).
+void check_plan_input(const PlanInput &in);
+
+} // namespace planner
+} // namespace omru
+
+#endif

@@ -1,0 +1,132 @@
+// omru.cpp - the slurm-omru planner (planner/planner.hpp) as a policy: at
+// every event the running and pending jobs are re-planned, and what the plan
+// does now (start jobs, grow running ones) is done.  In simulation a job may
+// only run at a count and spread the profiles measured, so the speed curves
+// are the profiles' truth: the plan then predicts the run exactly, and
+// keeping the previous plan's choice unless a better one appears makes the
+// executed schedule at least as good as the first plan.
+#include <map>
+#include <tuple>
+
+#include "planner/planner.hpp"
+#include "policy/policy.hpp"
+#include "policy/registry.hpp"
+#include "policy/usable_counts.hpp"
+
+namespace omru {
+namespace {
+
+class Omru final : public Policy {
+    public:
+	explicit Omru(const PolicyOptions &o) : opts_(o) {}
+
+	std::string refuse(const Workload &w, const ProfileTable &p,
+			   const Cluster &c) const override
+	{
+		return refuse_unrunnable_moldable(w, p, c);
+	}
+
+	void schedule(SchedulingContext &ctx) override
+	{
+		planner::PlanInput in = input(ctx);
+		planner::Plan plan = planner::make_plan(in, keep_);
+		keep_ = plan.choice;
+		if (getenv("OMRU_DEBUG")) fprintf(stderr, "t=%g plan makespan %.1f cand %d moved %zu budget %g order %d\n", ctx.now_s(), plan.makespan_s, plan.candidates, plan.choice.moved.size(), plan.choice.budget_s, plan.choice.order);
+		curves_ = std::move(in.curves); // with any new ones, for next time
+		for (const planner::Action &a : plan.now) {
+			int job = job_of_[a.job];
+			if (a.kind == planner::Action::Kind::Resize && !ctx.stop(job))
+				continue;
+			ctx.start(job, a.where);
+		}
+		// The plan grows jobs when their restart overhead ends: be there.
+		if (ctx.free_gpus() > 0)
+			for (int job : ctx.running())
+				if (ctx.in_restart_overhead(job))
+					ctx.wake_at(ctx.progress(job).progress_start_s);
+	}
+
+    private:
+	// The speed curve of a job's model and moldable range: the usable
+	// counts, with the profiles' time for every spread that has a row.
+	int curve_of(const SchedulingContext &ctx, const Job &j,
+		     std::vector<planner::SpeedCurve> &curves)
+	{
+		auto key = std::make_tuple(j.model, j.gpus_min, j.gpus_max);
+		auto it = curve_index_.find(key);
+		if (it != curve_index_.end())
+			return it->second;
+		const Cluster &c = ctx.cluster();
+		const ProfileTable &p = ctx.profiles();
+		planner::SpeedCurve cv;
+		UsableCounts u = usable_counts(p, c, j);
+		for (int g : u.gpus) {
+			std::vector<double> by_nodes(std::min(g, c.nodes) + 1, planner::kNoRow);
+			for (int k = c.min_nodes(g); k < static_cast<int>(by_nodes.size()); k++)
+				if (auto e = p.epoch_s(j.model, g, k))
+					by_nodes[k] = *e;
+			cv.gpus.push_back(g);
+			cv.epoch_s.push_back(std::move(by_nodes));
+		}
+		curves.push_back(std::move(cv));
+		int index = static_cast<int>(curves.size()) - 1;
+		curve_index_.emplace(key, index);
+		return index;
+	}
+
+	planner::PlanInput input(const SchedulingContext &ctx)
+	{
+		const Cluster &c = ctx.cluster();
+		planner::PlanInput in;
+		in.now_s = ctx.now_s();
+		in.nodes = c.nodes;
+		in.gpus_per_node = c.gpus_per_node;
+		in.free_per_node = ctx.free_gpus_per_node();
+		in.curves = std::move(curves_);
+		in.restart_overhead_s = ctx.restart_overhead_s();
+		in.objective = opts_.omru_objective;
+		in.fairness_factor = opts_.omru_fairness;
+		job_of_.clear();
+		for (const std::vector<int> *list : { &ctx.running(), &ctx.pending() })
+			for (int job : *list) {
+				const Job &j = ctx.workload().jobs[job];
+				const JobProgress &pr = ctx.progress(job);
+				planner::PlanJob pj;
+				pj.id = job;
+				pj.curve = curve_of(ctx, j, in.curves);
+				pj.submit_s = j.submit_s;
+				pj.remaining_epochs = ctx.remaining_epochs(job);
+				if (pr.state == JobProgress::State::Running) {
+					pj.running = true;
+					pj.gpus = pr.gpus;
+					for (int g : pr.gpu_ids) {
+						int node = c.node_of(g);
+						if (pj.where.empty() || pj.where.back().first != node)
+							pj.where.emplace_back(node, 0);
+						pj.where.back().second++;
+					}
+					pj.progress_start_s = pr.progress_start_s;
+					pj.epochs_at_progress_start = j.epochs - pr.epochs_done;
+					pj.epoch_s = pr.epoch_s;
+				}
+				in.jobs.push_back(std::move(pj));
+				job_of_.push_back(job);
+			}
+		return in;
+	}
+
+	PolicyOptions opts_;
+	std::map<std::tuple<int, int, int>, int> curve_index_;
+	std::vector<planner::SpeedCurve> curves_;
+	std::vector<int> job_of_; // plan job index -> workload job
+	planner::PlanChoice keep_;
+};
+
+} // namespace
+
+std::unique_ptr<Policy> make_omru(const PolicyOptions &o)
+{
+	return std::make_unique<Omru>(o);
+}
+
+} // namespace omru

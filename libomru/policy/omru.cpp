@@ -31,7 +31,6 @@ class Omru final : public Policy {
 		planner::PlanInput in = input(ctx);
 		planner::Plan plan = planner::make_plan(in, keep_);
 		keep_ = plan.choice;
-		if (getenv("OMRU_DEBUG")) fprintf(stderr, "t=%g plan makespan %.1f cand %d moved %zu budget %g order %d\n", ctx.now_s(), plan.makespan_s, plan.candidates, plan.choice.moved.size(), plan.choice.budget_s, plan.choice.order);
 		curves_ = std::move(in.curves); // with any new ones, for next time
 		for (const planner::Action &a : plan.now) {
 			int job = job_of_[a.job];

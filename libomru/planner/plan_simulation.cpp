@@ -30,12 +30,6 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // would make a plan for thousands of jobs quadratic.
 constexpr int kReuseCandidates = 16;
 
-// True when a is smaller than b by more than rounding.
-bool less_by_more_than_rounding(double a, double b)
-{
-	return a < b - 1e-9 * std::max(1.0, std::fabs(b));
-}
-
 struct JobState {
 	enum class Phase { Waiting, Running, Done } phase = Phase::Waiting;
 	int option = -1; // index into the curve's gpus (-1: not in the curve)
@@ -318,12 +312,12 @@ bool PlanRun::grow_latest()
 		if (i < 0)
 			continue;
 		Growth g = placed_growth(latest, i);
-		if (g.option >= 0 && less_by_more_than_rounding(g.end_s, best.end_s))
+		if (g.option >= 0 && clearly_less(g.end_s, best.end_s))
 			best = std::move(g);
 		if (best.option >= 0)
 			break;
 	}
-	if (best.option < 0 || !less_by_more_than_rounding(best.end_s, s.end_s))
+	if (best.option < 0 || !clearly_less(best.end_s, s.end_s))
 		return false;
 	resize(latest, best);
 	return true;
@@ -364,7 +358,7 @@ bool PlanRun::grow_best_per_gpu()
 			return false;
 		Growth g = placed_growth(best_job, best_option);
 		if (g.option >= 0 &&
-		    less_by_more_than_rounding(g.end_s, jobs_[best_job].end_s)) {
+		    clearly_less(g.end_s, jobs_[best_job].end_s)) {
 			resize(best_job, g);
 			return true;
 		}

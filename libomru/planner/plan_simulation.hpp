@@ -9,6 +9,8 @@
 #ifndef OMRU_PLANNER_PLAN_SIMULATION_HPP
 #define OMRU_PLANNER_PLAN_SIMULATION_HPP
 
+#include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "planner/plan.hpp"
@@ -32,6 +34,13 @@ struct Outcome {
 	std::vector<Action> now;
 	std::vector<PlannedJob> jobs;
 };
+
+// True when a is smaller than b by more than rounding: plans compare
+// simulated times, and ties must not flip on the last bit.
+inline bool clearly_less(double a, double b)
+{
+	return a < b - 1e-9 * std::max(1.0, std::fabs(b));
+}
 
 Outcome simulate_plan(const PlanInput &in, const Candidate &c, bool record);
 

@@ -128,11 +128,6 @@ std::vector<int> queue_order(const std::vector<PendingJob> &pending,
 	return order;
 }
 
-bool clearly_less(double a, double b)
-{
-	return a < b - 1e-9 * std::max(1.0, std::fabs(b));
-}
-
 // Fewer unplaced jobs, then (mean JCT) a makespan within `cap`, then the
 // objective, then the other one.
 bool better(const Outcome &a, const Outcome &b, Objective obj, double cap)

@@ -9,9 +9,9 @@
 #include <tuple>
 
 #include "planner/planner.hpp"
+#include "planner/profile_curve.hpp"
 #include "policy/policy.hpp"
 #include "policy/registry.hpp"
-#include "policy/usable_counts.hpp"
 
 namespace omru {
 namespace {
@@ -55,18 +55,8 @@ class Omru final : public Policy {
 		auto it = curve_index_.find(key);
 		if (it != curve_index_.end())
 			return it->second;
-		const Cluster &c = ctx.cluster();
-		const ProfileTable &p = ctx.profiles();
-		planner::SpeedCurve cv;
-		UsableCounts u = usable_counts(p, c, j);
-		for (int g : u.gpus) {
-			std::vector<double> by_nodes(std::min(g, c.nodes) + 1, planner::kNoRow);
-			for (int k = c.min_nodes(g); k < static_cast<int>(by_nodes.size()); k++)
-				if (auto e = p.epoch_s(j.model, g, k))
-					by_nodes[k] = *e;
-			cv.gpus.push_back(g);
-			cv.epoch_s.push_back(std::move(by_nodes));
-		}
+		planner::SpeedCurve cv = planner::profile_curve(
+			ctx.profiles(), ctx.cluster(), j.model, j.gpus_min, j.gpus_max);
 		curves.push_back(std::move(cv));
 		int index = static_cast<int>(curves.size()) - 1;
 		curve_index_.emplace(key, index);

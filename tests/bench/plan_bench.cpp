@@ -20,6 +20,7 @@
 #include "model/csv_table.hpp"
 #include "model/profile_table.hpp"
 #include "planner/planner.hpp"
+#include "planner/profile_curve.hpp"
 #include "policy/placement.hpp"
 
 using namespace omru;
@@ -29,20 +30,8 @@ namespace {
 std::vector<planner::SpeedCurve> curves_for(const ProfileTable &p, const Cluster &c)
 {
 	std::vector<planner::SpeedCurve> out;
-	for (int m = 0; m < p.model_count(); m++) {
-		planner::SpeedCurve cv;
-		for (int g : p.counts(m)) {
-			if (g > c.total_gpus() || !p.packed_epoch_s(m, g, c))
-				continue;
-			std::vector<double> by_nodes(std::min(g, c.nodes) + 1, planner::kNoRow);
-			for (int k = c.min_nodes(g); k < static_cast<int>(by_nodes.size()); k++)
-				if (auto e = p.epoch_s(m, g, k))
-					by_nodes[k] = *e;
-			cv.gpus.push_back(g);
-			cv.epoch_s.push_back(std::move(by_nodes));
-		}
-		out.push_back(std::move(cv));
-	}
+	for (int m = 0; m < p.model_count(); m++)
+		out.push_back(planner::profile_curve(p, c, m, 1, c.total_gpus()));
 	return out;
 }
 

@@ -1,0 +1,31 @@
+// profile_curve.cpp - see profile_curve.hpp.
+#include "planner/profile_curve.hpp"
+
+#include <algorithm>
+
+#include "policy/usable_counts.hpp"
+
+namespace omru {
+namespace planner {
+
+SpeedCurve profile_curve(const ProfileTable &p, const Cluster &c, int model,
+			 int gpus_min, int gpus_max)
+{
+	Job j;
+	j.model = model;
+	j.gpus_min = gpus_min;
+	j.gpus_max = gpus_max;
+	SpeedCurve cv;
+	for (int g : usable_counts(p, c, j).gpus) {
+		std::vector<double> by_nodes(std::min(g, c.nodes) + 1, kNoRow);
+		for (int k = c.min_nodes(g); k < static_cast<int>(by_nodes.size()); k++)
+			if (auto e = p.epoch_s(model, g, k))
+				by_nodes[k] = *e;
+		cv.gpus.push_back(g);
+		cv.epoch_s.push_back(std::move(by_nodes));
+	}
+	return cv;
+}
+
+} // namespace planner
+} // namespace omru

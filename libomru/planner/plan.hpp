@@ -106,7 +106,7 @@ struct PlannedJob {
 };
 
 // Which of the planner's candidate plans this is; passing it back in the
-// next call (Planner::plan's `keep`) keeps decisions stable across passes.
+// next call (make_plan's `keep`) keeps decisions stable across passes.
 struct PlanChoice {
 	double budget_s = 0; // longest runtime an allotment may have
 	int order = 0;       // index of the queue order tried

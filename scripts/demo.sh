@@ -32,9 +32,22 @@ echo "== starting the local cluster in $state"
 "$top/scripts/cluster/stop.sh" --state "$state" >/dev/null 2>&1 || true
 mkdir -p "$state"  # start.sh stops and wipes a cluster it made here earlier
 echo "required $build/spank/.libs/spank_omru.so" > "$state.plugstack.conf"
+# The planner's profiles: the T4 table, time-scaled like the emulator's
+# sleeps, so the plan's predictions are in the demo's seconds.
+scale=${OMRU_EMU_TIME_SCALE:-0.02}
+awk -F, -v s="$scale" 'BEGIN { OFS = "," } NR == 1 || /^#/ { print; next }
+  { $3 = sprintf("%.4f", $3 * s); print }' "$top/data/profiles-t4.csv" > "$state.profiles.csv"
+cat > "$state.omru.conf" <<CONF
+# demo: a batch, so the OMRU paper's objective; one CPU per planned GPU.
+Objective=makespan
+ProfileFile=$state.profiles.csv
+CpusPerGpu=1
+LogPlans=yes
+CONF
 "$top/scripts/cluster/start.sh" --state "$state" \
   --select-type select/omru_cons_tres --plugin-dir "$build/select_plugin/.libs" \
-  --plugstack "$state.plugstack.conf" --port-base "${OMRU_DEMO_PORT_BASE:-17200}" |
+  --plugstack "$state.plugstack.conf" --omru-conf "$state.omru.conf" \
+  --port-base "${OMRU_DEMO_PORT_BASE:-17200}" |
   grep -E 'ready in|start.sh: ' | tail -n1
 [ $keep = 1 ] || trap '"$top/scripts/cluster/stop.sh" --state "$state" >/dev/null 2>&1 || true' EXIT
 # shellcheck disable=SC1091
@@ -50,20 +63,30 @@ if [ $emulate = 0 ] && [ -x "$build/trainer/omru-train" ]; then
   echo "== submitting $(grep -cv '^#' "$workload") training jobs (omru-train, tiny CNN)"
 else
   workload=$top/demo/workload.txt job=$top/demo/omru-job-emulator
-  export OMRU_EMU_PROFILES=$top/data/profiles-t4.csv
-  echo "== submitting $(grep -cv '^#' "$workload") jobs (job emulator, time scale ${OMRU_EMU_TIME_SCALE:-0.02})"
+  export OMRU_EMU_PROFILES=$state.profiles.csv OMRU_EMU_TIME_SCALE=1
+  echo "== submitting $(grep -cv '^#' "$workload") jobs (job emulator, time scale $scale)"
 fi
+# Every job is submitted on hold and released at once, so the plan sees the
+# whole batch (OMRU plans batches; online, each arrival is re-planned).
 ids=()
 while read -r line; do
   case $line in ''|'#'*) continue ;; esac
   # shellcheck disable=SC2086  # one line = several sbatch options
   name=$(sed -E 's/.*--omru-model=([^ ]+).*/\1/' <<<"$line")
-  id=$(sbatch --parsable -o "$state/out/%j.out" -J "$name" \
+  id=$(sbatch --parsable --hold -o "$state/out/%j.out" -J "$name" \
         $line "$job" | cut -d';' -f1)
   ids+=("$id")
   echo "  job $id: sbatch $line"
 done < "$workload"
 joblist=$(IFS=,; echo "${ids[*]}")
+scontrol release "$joblist"
+released=$(date +%s)
+sleep 3
+echo "== the plan: GPU counts and planned starts (squeue --start)"
+squeue --start -j "$joblist" -o '%.6i %.16j %.8T %.6b %.20S %R' 2>/dev/null | sed 's/^/  /'
+squeue -j "$joblist" -t RUNNING -o '  %.6i %.16j %.8T %.12b %N'
+plan_line=$(grep 'select/omru_cons_tres: plan: ' "$OMRU_CLUSTER_CTLD_LOG" | tail -n1)
+predicted_end=$(sed -n 's/.* ends_at=\([0-9]*\).*/\1/p' <<<"$plan_line")
 
 echo "== squeue while the workload runs"
 start=$(date +%s)
@@ -82,6 +105,14 @@ for _ in $(seq 20); do
 done
 echo "== sacct"
 sacct -X -j "$joblist" -o JobID,JobName%16,AllocTRES%48,NNodes,Start,End,Elapsed,State
+echo "== what the plan did (sacct -o JobID,AdminComment%200)"
+sacct -n -X -P -j "$joblist" -o JobID,AdminComment | sed 's/^/  /; s/|/  /'
+last_end=$(sacct -n -X -P -j "$joblist" -o End | xargs -I{} date -d {} +%s | sort -n | tail -n1)
+if [ -n "${predicted_end:-}" ] && [ -n "$last_end" ]; then
+  awk -v r="$released" -v p="$predicted_end" -v e="$last_end" 'BEGIN {
+    printf "== makespan %d s; the plan predicted %d s when the batch was released (real/predicted %.2f)\n",
+      e - r, p - r, (p > r) ? (e - r) / (p - r) : 0 }'
+fi
 echo "== output of job ${ids[0]}"
 sed -n "1p;\$p" "$state/out/${ids[0]}.out"
 if [ -f "$state/out/${ids[0]}.metrics.json" ]; then

@@ -1,7 +1,9 @@
 /*
  * cons_tres_delegate_22_05.c - Slurm 22.05's select interface for
  * select/omru_cons_tres: the 36 select_p_* entry points, each passing the
- * call to select/cons_tres loaded as a plugin context of its own.
+ * call to select/cons_tres loaded as a plugin context of its own, with the
+ * plan glue (plan_glue.c) hooked in where the plan decides: job_test,
+ * job_begin, job_fini, reconfigure, state save/restore.
  *
  * This is the one file that knows the 22.05 interface.  Later releases
  * change it (23.02 moved it to src/interfaces/, 23.11 changed job_test's last
@@ -103,11 +105,13 @@ extern uint32_t omru_delegate_plugin_id(void)
 
 extern int select_p_state_save(char *dir_name)
 {
+	omru_plan_state_save();
 	return ops.state_save(dir_name);
 }
 
 extern int select_p_state_restore(char *dir_name)
 {
+	omru_plan_state_restore();
 	return ops.state_restore(dir_name);
 }
 
@@ -128,6 +132,18 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 			     List *preemptee_job_list,
 			     bitstr_t *exc_core_bitmap)
 {
+	return omru_job_test(job_ptr, node_bitmap, min_nodes, max_nodes,
+			     req_nodes, mode, preemptee_candidates,
+			     preemptee_job_list, exc_core_bitmap);
+}
+
+extern int omru_delegate_job_test(job_record_t *job_ptr,
+				  bitstr_t *node_bitmap, uint32_t min_nodes,
+				  uint32_t max_nodes, uint32_t req_nodes,
+				  uint16_t mode, List preemptee_candidates,
+				  List *preemptee_job_list,
+				  bitstr_t *exc_core_bitmap)
+{
 	return ops.job_test(job_ptr, node_bitmap, min_nodes, max_nodes,
 			    req_nodes, mode, preemptee_candidates,
 			    preemptee_job_list, exc_core_bitmap);
@@ -135,7 +151,7 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 
 extern int select_p_job_begin(job_record_t *job_ptr)
 {
-	omru_job_starting(job_ptr);
+	omru_job_begin(job_ptr);
 	return ops.job_begin(job_ptr);
 }
 
@@ -163,6 +179,7 @@ extern int select_p_job_signal(job_record_t *job_ptr, int signal)
 
 extern int select_p_job_fini(job_record_t *job_ptr)
 {
+	omru_job_fini(job_ptr);
 	return ops.job_fini(job_ptr);
 }
 
@@ -305,6 +322,7 @@ extern int select_p_update_node_config(int index)
 
 extern int select_p_reconfigure(void)
 {
+	omru_plan_reconfigure();
 	return ops.reconfigure();
 }
 

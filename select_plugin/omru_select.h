@@ -25,12 +25,37 @@ extern void omru_delegate_unload(void);
 /* omru_delegate_plugin_id - the delegate's plugin_id (0 if not loaded). */
 extern uint32_t omru_delegate_plugin_id(void);
 
+/* The plugin's type, for log lines ("select/omru_cons_tres"). */
+extern const char plugin_type[];
+
+/* cons_tres's job_test (the delegate), for the plan glue. */
+extern int omru_delegate_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
+				  uint32_t min_nodes, uint32_t max_nodes,
+				  uint32_t req_nodes, uint16_t mode,
+				  List preemptee_candidates,
+				  List *preemptee_job_list,
+				  bitstr_t *exc_core_bitmap);
+
 /*
- * omru_job_starting - called from select_p_job_begin before delegating:
- * reads the job's --omru-* options from its spank_job_env and logs them.
- * Never fails the start: bad data is logged and the job runs as a plain
- * cons_tres job.
+ * The plan glue (plan_glue.c).  omru_plan_init starts the planner in
+ * slurmctld only (RET SLURM_ERROR on a bad omru.conf: slurmctld must not
+ * start); every other function does nothing outside slurmctld.
  */
-extern void omru_job_starting(job_record_t *job_ptr);
+extern int omru_plan_init(void);
+extern void omru_plan_fini(void);
+extern void omru_plan_reconfigure(void);
+extern void omru_plan_state_save(void);
+extern void omru_plan_state_restore(void);
+/* select_p_job_test with the plan in charge of GPU jobs. */
+extern int omru_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
+			 uint32_t min_nodes, uint32_t max_nodes,
+			 uint32_t req_nodes, uint16_t mode,
+			 List preemptee_candidates, List *preemptee_job_list,
+			 bitstr_t *exc_core_bitmap);
+/* Before cons_tres's job_begin: best-linked GPUs, AdminComment.  Never
+ * fails the start. */
+extern void omru_job_begin(job_record_t *job_ptr);
+/* A job ended: the next job_test re-plans. */
+extern void omru_job_fini(job_record_t *job_ptr);
 
 #endif

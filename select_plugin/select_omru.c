@@ -1,8 +1,9 @@
 /*
  * select_omru.c - select/omru_cons_tres: the OMRU select plugin.
  *
- * For now it passes every call through to select/cons_tres, so a cluster on
- * it behaves exactly like cons_tres; the planner will give it a policy.  Its
+ * GPU jobs are scheduled by the OMRU plan (plan_glue.c); resource
+ * bookkeeping, CPU-only jobs and everything else go to select/cons_tres
+ * (cons_tres_delegate_22_05.c).  Its
  * type contains "cons_tres" on purpose: slurmctld enables heterogeneous GRES
  * per node, dynamic nodes and MaxNodeCount only when
  * strstr(SelectType, "cons_tres") matches (gres_ctld.c, job_scheduler.c,
@@ -32,6 +33,10 @@ extern int init(void)
 {
 	if (omru_delegate_load() != SLURM_SUCCESS)
 		return SLURM_ERROR;
+	if (omru_plan_init() != SLURM_SUCCESS) {
+		omru_delegate_unload();
+		return SLURM_ERROR;
+	}
 	debug("%s: slurm-omru %s (core %s, built for Slurm %s) wrapping %s "
 	      "(plugin_id %u)", plugin_type, OMRU_VERSION,
 	      omru_core_version(), SLURM_VERSION_STRING, OMRU_DELEGATE_TYPE,
@@ -41,27 +46,7 @@ extern int init(void)
 
 extern int fini(void)
 {
+	omru_plan_fini();
 	omru_delegate_unload();
 	return SLURM_SUCCESS;
-}
-
-extern void omru_job_starting(job_record_t *job_ptr)
-{
-	omru_job_options_t opts;
-	char err[256], desc[256];
-
-	if (!job_ptr || !job_ptr->spank_job_env_size)
-		return;
-	if (omru_job_options_from_env(
-		    (const char *const *) job_ptr->spank_job_env,
-		    job_ptr->spank_job_env_size, &opts, err, sizeof(err))
-	    != OMRU_OK) {
-		error("%s: %pJ: ignoring invalid OMRU options in spank_job_env: "
-		      "%s", plugin_type, job_ptr, err);
-		return;
-	}
-	if (!opts.set)
-		return;
-	omru_job_options_format(&opts, desc, sizeof(desc));
-	debug("%s: %pJ starts, OMRU options: %s", plugin_type, job_ptr, desc);
 }

@@ -7,6 +7,8 @@
 #ifndef OMRU_SPANK_H
 #define OMRU_SPANK_H
 
+#include <stdbool.h>
+
 #include <slurm/spank.h>
 
 #include "omru/omru.h"
@@ -32,5 +34,13 @@ extern int omru_job_env_store(spank_t sp);
 
 /* job_env.c: export OMRU_* into a task's environment. RET 0 or -1 */
 extern int omru_task_env_export(spank_t sp);
+
+/* gpu_request.c: --omru-gpus needs a --gpus=N request; given none, ask
+ * --gpus=MIN when `may_set` (sbatch, salloc).  RET 0 or -1 (logged) */
+extern int omru_gpu_request_check(bool may_set);
+
+/* step_env.c: in the batch step, SLURM_GPUS, OMRU_GPUS and OMRU_NODES from
+ * the job's real allocation.  RET 0 (failures are logged, not fatal) */
+extern int omru_step_env_fix(spank_t sp);
 
 #endif

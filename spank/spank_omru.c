@@ -42,12 +42,22 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	switch (spank_context()) {
 	case S_CTX_LOCAL:
 	case S_CTX_ALLOCATOR:
-		if (omru_options_check() != 0)
+		if (omru_options_check() != 0 ||
+		    omru_gpu_request_check(spank_context() == S_CTX_ALLOCATOR) != 0)
 			return -1;
 		return omru_job_env_store(sp);
 	default:
 		return 0;
 	}
+}
+
+int slurm_spank_user_init(spank_t sp, int ac, char **av)
+{
+	(void) ac;
+	(void) av;
+	if (spank_context() != S_CTX_REMOTE)
+		return 0;
+	return omru_step_env_fix(sp);
 }
 
 int slurm_spank_task_init(spank_t sp, int ac, char **av)

@@ -54,12 +54,24 @@ struct PlanJob {
 	// GPUs); the plan waits for progress_start_s first, since a job paying
 	// its restart overhead cannot be stopped.
 	bool resizable = true;
+	// The nodes it may be placed on: an index into PlanInput::node_sets
+	// (a Slurm partition, --nodelist, --exclude, --constraint), or -1 for
+	// every node.  Starts and growths use only these nodes.
+	int node_set = -1;
 };
 
 struct PlanInput {
 	double now_s = 0;
 	int nodes = 0;
+	// The largest node's GPUs: packed times (SpeedCurve::packed) are
+	// priced on spans of this many GPUs per node.
 	int gpus_per_node = 0;
+	// GPUs of each node, for clusters whose nodes differ; empty: every
+	// node has gpus_per_node.  0 <= node_gpus[n] <= gpus_per_node.
+	std::vector<int> node_gpus;
+	// Node sets jobs may be confined to (PlanJob::node_set): each
+	// ascending, distinct, valid node indices.
+	std::vector<std::vector<int>> node_sets;
 	std::vector<int> free_per_node; // GPUs the plan may hand out now
 	std::vector<SpeedCurve> curves;
 	std::vector<PlanJob> jobs;     // ties in any ordering go to the lower index
@@ -71,6 +83,11 @@ struct PlanInput {
 	double fairness_factor = 0;
 	// Let running jobs grow into GPUs nothing else will use (GPU reuse).
 	bool reuse = true;
+
+	int capacity(int node) const
+	{
+		return node_gpus.empty() ? gpus_per_node : node_gpus[node];
+	}
 };
 
 // Something to do now, in this order.

@@ -80,19 +80,37 @@ class PlanRun {
 				      : 0;
 		return std::max(0.0, s.left_at_progress_start - done);
 	}
-	// pack_gpus on the free GPUs, remembered until they change: a queue
-	// scan asks the same question for every waiting job of one size.
-	const std::optional<NodeCounts> &packed_now(int gpus)
+	// pack_gpus on the free GPUs of a node set (-1: every node),
+	// remembered until they change: a queue scan asks the same question
+	// for every waiting job of one size.
+	const std::optional<NodeCounts> &packed_now(int gpus, int set)
 	{
-		if (pack_cache_.size() <= static_cast<size_t>(gpus)) {
-			pack_cache_.resize(gpus + 1);
-			pack_cache_gen_.resize(gpus + 1, 0);
+		size_t s = static_cast<size_t>(set + 1);
+		if (pack_cache_.size() <= s) {
+			pack_cache_.resize(s + 1);
+			pack_cache_gen_.resize(s + 1);
 		}
-		if (pack_cache_gen_[gpus] != free_gen_) {
-			pack_cache_[gpus] = pack_gpus(free_, gpus);
-			pack_cache_gen_[gpus] = free_gen_;
+		auto &cache = pack_cache_[s];
+		auto &gen = pack_cache_gen_[s];
+		if (cache.size() <= static_cast<size_t>(gpus)) {
+			cache.resize(gpus + 1);
+			gen.resize(gpus + 1, 0);
 		}
-		return pack_cache_[gpus];
+		if (gen[gpus] != free_gen_) {
+			cache[gpus] = pack_in_set(free_, gpus, set);
+			gen[gpus] = free_gen_;
+		}
+		return cache[gpus];
+	}
+	std::optional<NodeCounts> pack_in_set(const std::vector<int> &free, int gpus,
+					      int set) const
+	{
+		if (set < 0)
+			return pack_gpus(free, gpus);
+		std::vector<int> masked(free.size(), 0);
+		for (int n : in_.node_sets[set])
+			masked[n] = free[n];
+		return pack_gpus(masked, gpus);
 	}
 	void take(const NodeCounts &where)
 	{
@@ -135,8 +153,9 @@ class PlanRun {
 	std::vector<int> free_;
 	int free_total_ = 0;
 	unsigned long free_gen_ = 1; // changes whenever free_ does
-	std::vector<std::optional<NodeCounts>> pack_cache_;
-	std::vector<unsigned long> pack_cache_gen_;
+	// By node set + 1, then by GPU count.
+	std::vector<std::vector<std::optional<NodeCounts>>> pack_cache_;
+	std::vector<std::vector<unsigned long>> pack_cache_gen_;
 	double t_ = 0;
 	// Waiting jobs in priority order: skip_[p] is the first position >= p
 	// of c_.order still waiting (path-compressed, as in union-find).
@@ -223,7 +242,8 @@ void PlanRun::start_phase()
 		int gpus = cv.gpus[option];
 		if (gpus > free_total_)
 			continue;
-		const std::optional<NodeCounts> &packed = packed_now(gpus);
+		const std::optional<NodeCounts> &packed =
+			packed_now(gpus, in_.jobs[job].node_set);
 		if (!packed)
 			continue;
 		double e = cv.epoch_s[option][packed->size()];
@@ -250,7 +270,7 @@ PlanRun::Growth PlanRun::placed_growth(int job, int option) const
 	std::vector<int> free = free_;
 	for (auto [node, n] : s.where)
 		free[node] += n;
-	auto where = pack_gpus(free, cv.gpus[option]);
+	auto where = pack_in_set(free, cv.gpus[option], in_.jobs[job].node_set);
 	if (!where)
 		return g;
 	double e = cv.epoch_s[option][where->size()];

@@ -269,9 +269,24 @@ void check_plan_input(const PlanInput &in)
 	if (in.nodes < 1 || in.gpus_per_node < 1 ||
 	    in.free_per_node.size() != static_cast<size_t>(in.nodes))
 		bad("the cluster needs nodes >= 1, GPUs per node >= 1 and a free count per node");
-	for (int f : in.free_per_node)
-		if (f < 0 || f > in.gpus_per_node)
+	if (!in.node_gpus.empty() && in.node_gpus.size() != static_cast<size_t>(in.nodes))
+		bad("node_gpus needs one entry per node (or none)");
+	for (int n = 0; n < in.nodes; n++) {
+		int cap = in.capacity(n);
+		if (cap < 0 || cap > in.gpus_per_node)
+			bad("node " + std::to_string(n) + " has " + std::to_string(cap) +
+			    " GPUs (0.." + std::to_string(in.gpus_per_node) + " allowed)");
+		int f = in.free_per_node[n];
+		if (f < 0 || f > cap)
 			bad("a node has " + std::to_string(f) + " free GPUs");
+	}
+	for (size_t s = 0; s < in.node_sets.size(); s++)
+		for (size_t i = 0; i < in.node_sets[s].size(); i++) {
+			int n = in.node_sets[s][i];
+			if (n < 0 || n >= in.nodes || (i && n <= in.node_sets[s][i - 1]))
+				bad("node set " + std::to_string(s) +
+				    " must list distinct node indices in ascending order");
+		}
 	if (!(in.restart_overhead_s >= 0) || !std::isfinite(in.restart_overhead_s))
 		bad("the restart overhead must be a finite number >= 0");
 	if (in.fairness_factor != 0 && !(in.fairness_factor >= 1))
@@ -305,6 +320,8 @@ void check_plan_input(const PlanInput &in)
 		if (pj.curve < 0 || static_cast<size_t>(pj.curve) >= in.curves.size() ||
 		    in.curves[pj.curve].gpus.empty())
 			bad(name + " has no usable speed curve");
+		if (pj.node_set < -1 || pj.node_set >= static_cast<int>(in.node_sets.size()))
+			bad(name + " names a node set that does not exist");
 		if (!(pj.remaining_epochs >= 0) || !std::isfinite(pj.remaining_epochs) ||
 		    !std::isfinite(pj.submit_s))
 			bad(name + ": remaining epochs and submit time must be finite, work >= 0");
@@ -323,7 +340,7 @@ void check_plan_input(const PlanInput &in)
 			bad(name + ": a running job needs its GPUs, epoch time and progress");
 	}
 	for (int n = 0; n < in.nodes; n++)
-		if (used[n] + in.free_per_node[n] > in.gpus_per_node)
+		if (used[n] + in.free_per_node[n] > in.capacity(n))
 			bad("node " + std::to_string(n) + " has more GPUs held and free than it has");
 }
 

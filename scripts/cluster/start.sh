@@ -24,14 +24,23 @@ DEBUG_LEVELS="quiet fatal error info verbose debug debug2 debug3 debug4 debug5"
 usage() {
   cat <<USAGE
 usage: $0 --state DIR [--select-type TYPE] [--plugin-dir DIR]
-          [--plugstack FILE] [--nodes N] [--netns K] [--port-base P]
-          [--ctld-debug LEVEL]
+          [--plugstack FILE] [--omru-conf FILE] [--nodes N] [--netns K]
+          [--gpus-per-node G|G1,G2,...] [--partitions SPEC]
+          [--sched-params LIST] [--port-base P] [--ctld-debug LEVEL]
 
   --state DIR          all state, configs and logs go here (created if missing)
   --select-type TYPE   SelectType (default select/omru_cons_tres)
   --plugin-dir DIR     appended to Slurm's PluginDir (where select_omru_cons_tres.so is)
   --plugstack FILE     copied to DIR/plugstack.conf (default: empty plugstack)
+  --omru-conf FILE     copied to DIR/omru.conf, next to slurm.conf, where
+                       select/omru_cons_tres reads it (default: none, defaults)
   --nodes N            slurmd on loopback, nodes n1..nN (default 4)
+  --gpus-per-node G    GPUs of every loopback node, or one count per node
+                       (e.g. 4,4,8,2 with --nodes 4); 0..16 each (default 4)
+  --partitions SPEC    NAME:NODES[;NAME:NODES...], NODES a Slurm hostlist,
+                       e.g. 'gpu:n[1-4];small:n1,n2'; the first is the default
+                       (default: one partition gpu with every node)
+  --sched-params LIST  appended to SchedulerParameters (comma-separated)
   --netns K            slurmd in network namespaces, nodes ns1..nsK (default 0)
   --port-base P        ports P..P+10+N+K; namespace subnet 10.200.(P%256).0/24
                        (default 17000)
@@ -55,11 +64,13 @@ progress() { echo "start.sh: [$(elapsed_s) s] $*"; }
 parse_args() {
   STATE_ARG="" SELECT_TYPE=select/omru_cons_tres EXTRA_PLUGIN_DIR=""
   PLUGSTACK_SRC="" NODES=4 NETNS=0 PORT_BASE=17000 CTLD_DEBUG=debug
+  OMRU_CONF_SRC="" GPUS_ARG=4 PARTITIONS="" SCHED_EXTRA=""
   while [ $# -gt 0 ]; do
     case $1 in
       -h | --help) usage; exit 0 ;;
       --state | --select-type | --plugin-dir | --plugstack | --nodes | --netns | \
-        --port-base | --ctld-debug)
+        --port-base | --ctld-debug | --omru-conf | --gpus-per-node | \
+        --partitions | --sched-params)
         [ $# -ge 2 ] || die "$1 needs a value"
         case $1 in
           --state) STATE_ARG=$2 ;;
@@ -70,6 +81,10 @@ parse_args() {
           --netns) NETNS=$2 ;;
           --port-base) PORT_BASE=$2 ;;
           --ctld-debug) CTLD_DEBUG=$2 ;;
+          --omru-conf) OMRU_CONF_SRC=$2 ;;
+          --gpus-per-node) GPUS_ARG=$2 ;;
+          --partitions) PARTITIONS=$2 ;;
+          --sched-params) SCHED_EXTRA=$2 ;;
         esac
         shift 2 ;;
       *) usage >&2; die "unknown argument '$1'" ;;
@@ -101,6 +116,13 @@ validate_args() {
   if [ -n "$PLUGSTACK_SRC" ]; then
     [ -f "$PLUGSTACK_SRC" ] || die "--plugstack=$PLUGSTACK_SRC: no such file"
   fi
+  if [ -n "$OMRU_CONF_SRC" ]; then
+    [ -f "$OMRU_CONF_SRC" ] || die "--omru-conf=$OMRU_CONF_SRC: no such file"
+  fi
+  validate_gpus_per_node
+  validate_partitions
+  [[ $SCHED_EXTRA =~ ^[A-Za-z0-9_=,.:-]*$ ]] ||
+    die "--sched-params=$SCHED_EXTRA: only key=value items separated by commas"
   if [ -n "$EXTRA_PLUGIN_DIR" ]; then
     [ -d "$EXTRA_PLUGIN_DIR" ] || die "--plugin-dir=$EXTRA_PLUGIN_DIR: no such directory"
     EXTRA_PLUGIN_DIR=$(cd "$EXTRA_PLUGIN_DIR" && pwd)
@@ -114,6 +136,41 @@ validate_args() {
   for cmd in munged mariadb-install-db mariadbd mariadb slurmdbd slurmctld \
     slurmd sacctmgr sinfo; do
     command -v "$cmd" >/dev/null || die "$cmd not found; run scripts/install-deps.sh"
+  done
+}
+
+# validate_gpus_per_node: one count for all loopback nodes or one per node;
+# sets NODE_GPUS (array, index 1..NODES) and MAX_GPUS.
+validate_gpus_per_node() {
+  local -a list
+  IFS=, read -r -a list <<<"$GPUS_ARG"
+  local g i
+  [ ${#list[@]} -ge 1 ] || die "--gpus-per-node: give a count"
+  for g in "${list[@]}"; do
+    [[ $g =~ ^[0-9]+$ ]] && [ "$g" -le 16 ] ||
+      die "--gpus-per-node=$GPUS_ARG: each count must be an integer 0..16"
+  done
+  if [ ${#list[@]} -ne 1 ] && [ ${#list[@]} -ne "$NODES" ]; then
+    die "--gpus-per-node=$GPUS_ARG: give one count, or one per node (--nodes $NODES)"
+  fi
+  NODE_GPUS=() MAX_GPUS=4
+  for ((i = 1; i <= NODES; i++)); do
+    if [ ${#list[@]} -eq 1 ]; then g=${list[0]}; else g=${list[$((i - 1))]}; fi
+    NODE_GPUS[i]=$g
+    [ "$g" -le "$MAX_GPUS" ] || MAX_GPUS=$g
+  done
+}
+
+# validate_partitions: NAME:HOSTLIST entries separated by ';' (slurmctld
+# checks the node names themselves).
+validate_partitions() {
+  [ -n "$PARTITIONS" ] || return 0
+  local -a parts
+  IFS=';' read -r -a parts <<<"$PARTITIONS"
+  local p
+  for p in "${parts[@]}"; do
+    [[ $p =~ ^[A-Za-z0-9_]+:[][A-Za-z0-9_,-]+$ ]] ||
+      die "--partitions: '$p' must be NAME:NODES (NAME of [A-Za-z0-9_], NODES a hostlist like n[1-2],n4)"
   done
 }
 
@@ -375,6 +432,7 @@ main() {
   fi
   make_gpu_devices
   write_plugstack "$PLUGSTACK_SRC"
+  write_omru_conf "$OMRU_CONF_SRC"
   write_gres_conf
   write_slurm_conf
   write_env_sh

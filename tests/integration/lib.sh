@@ -56,6 +56,27 @@ cluster_down() {
   fi
 }
 
+# ctld_restart: stop slurmctld (SIGTERM: it saves its state) and start it
+# again the way start.sh did, recorded so stop.sh still finds it; waits
+# until it answers.
+ctld_restart() {
+  (
+    # shellcheck disable=SC1091
+    . "$OMRU_SRCDIR/scripts/cluster/lib/layout.sh"
+    # shellcheck disable=SC1091
+    . "$OMRU_SRCDIR/scripts/cluster/lib/daemons.sh"
+    layout_init "$CLUSTER_DIR"
+    local pid t=0
+    if pid=$(daemon_pid slurmctld); then
+      kill -TERM "$pid"
+      while daemon_alive slurmctld && [ $t -lt 300 ]; do sleep 0.1; t=$((t + 1)); done
+    fi
+    start_daemon slurmctld "$LOG_DIR/slurmctld.out" slurmctld -D -f "$SLURM_CONF_FILE"
+    t=0
+    until scontrol ping 2>/dev/null | grep -q UP || [ $t -ge 300 ]; do sleep 0.1; t=$((t + 1)); done
+  )
+}
+
 # submit ARGS...: sbatch --parsable; prints the job id (exit 1 if refused).
 submit() { sbatch --parsable "$@" | cut -d';' -f1; }
 

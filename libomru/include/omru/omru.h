@@ -99,6 +99,10 @@ const char *omru_profile_mode_name(omru_profile_mode_t mode);
 #define OMRU_ENV_GPUS_MIN "OMRU_GPUS_MIN"
 #define OMRU_ENV_GPUS_MAX "OMRU_GPUS_MAX"
 #define OMRU_ENV_PROFILE "OMRU_PROFILE"
+/* Set by spank_omru in a batch job: the GPUs the plan gave the job and
+ * where ("NODE:GPUS,..."). */
+#define OMRU_ENV_GPUS "OMRU_GPUS"
+#define OMRU_ENV_NODES "OMRU_NODES"
 
 /*
  * omru_job_options_from_env - rebuild a job's options from "NAME=value"

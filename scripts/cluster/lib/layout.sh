@@ -10,6 +10,7 @@ layout_init() {
   GRES_CONF_FILE=$STATE/gres.conf
   DBD_CONF_FILE=$STATE/slurmdbd.conf
   PLUGSTACK_FILE=$STATE/plugstack.conf
+  OMRU_CONF_FILE=$STATE/omru.conf   # select/omru reads it next to slurm.conf
   ENV_FILE=$STATE/env.sh
   LOG_DIR=$STATE/log
   PIDS_DIR=$STATE/pids              # our records: NAME.pid + NAME.start
@@ -25,7 +26,7 @@ layout_init() {
   NET_RECORD=$NET_DIR/created
   # Everything start.sh regenerates on each start (logs are rotated instead).
   GENERATED=("$SLURM_CONF_FILE" "$GRES_CONF_FILE" "$DBD_CONF_FILE"
-    "$PLUGSTACK_FILE" "$ENV_FILE" "$RUN_DIR" "$MUNGE_DIR" "$DB_DIR"
+    "$PLUGSTACK_FILE" "$OMRU_CONF_FILE" "$ENV_FILE" "$RUN_DIR" "$MUNGE_DIR" "$DB_DIR"
     "$CTLD_STATE_DIR" "$SPOOL_DIR" "$DEV_DIR")
 }
 

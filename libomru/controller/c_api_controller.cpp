@@ -1,0 +1,388 @@
+// c_api_controller.cpp - the extern "C" boundary of the controller
+// (omru/omru_ctl.h).  Every entry point catches everything: an exception
+// escaping into slurmctld would abort it.
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <exception>
+#include <memory>
+#include <string>
+
+#include "controller/controller.hpp"
+#include "controller/omru_conf.hpp"
+#include "controller/plan_state.hpp"
+#include "controller/site_profiles.hpp"
+#include "omru/omru_ctl.h"
+#include "policy/gpu_links.hpp"
+
+using omru::controller::Controller;
+using omru::controller::Decision;
+
+struct omru_ctl {
+	omru::controller::OmruConf conf;
+	std::string state_dir;
+	std::string warnings;
+	std::unique_ptr<Controller> ctl;
+	omru::controller::Snapshot snap;
+	bool snap_ok = false;
+};
+
+namespace {
+
+void put(char *buf, size_t len, const std::string &msg)
+{
+	if (buf && len)
+		std::snprintf(buf, len, "%s", msg.c_str());
+}
+
+template <typename F> int guarded(char *err, size_t errlen, F body)
+{
+	try {
+		return body();
+	} catch (const std::exception &e) {
+		put(err, errlen, std::string("internal error: ") + e.what());
+	} catch (...) {
+		put(err, errlen, "internal error");
+	}
+	return OMRU_EINTERNAL;
+}
+
+omru::controller::PlanSettings settings_of(const omru::controller::OmruConf &c)
+{
+	omru::controller::PlanSettings s;
+	s.objective = c.objective;
+	s.fairness_factor = c.fairness_factor;
+	s.max_pending = static_cast<size_t>(c.max_pending_planned);
+	return s;
+}
+
+std::string iso_time(time_t t)
+{
+	struct tm tm;
+	char buf[32];
+	if (!localtime_r(&t, &tm) || !std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm))
+		return "unknown";
+	return buf;
+}
+
+} // namespace
+
+extern "C" {
+
+omru_ctl_t *omru_ctl_create(void)
+{
+	try {
+		auto *c = new omru_ctl;
+		c->ctl = std::make_unique<Controller>(
+			std::make_shared<omru::ProfileTable>(), settings_of(c->conf));
+		return c;
+	} catch (...) {
+		return nullptr;
+	}
+}
+
+void omru_ctl_destroy(omru_ctl_t *ctl)
+{
+	delete ctl;
+}
+
+int omru_ctl_configure(omru_ctl_t *ctl, const char *conf_path,
+		       const char *state_save_location, char *err, size_t errlen)
+{
+	return guarded(err, errlen, [&] {
+		auto conf = omru::controller::load_omru_conf(conf_path ? conf_path : "", true);
+		if (!conf.ok()) {
+			put(err, errlen, conf.error());
+			return OMRU_EINVAL;
+		}
+		auto prof = omru::controller::load_site_profiles(conf.value().profile_files);
+		if (!prof.ok()) {
+			put(err, errlen, prof.error());
+			return OMRU_EINVAL;
+		}
+		ctl->conf = conf.value();
+		ctl->state_dir = ctl->conf.state_dir.empty()
+					 ? std::string(state_save_location ? state_save_location : ".") + "/omru"
+					 : ctl->conf.state_dir;
+		ctl->warnings.clear();
+		for (const std::string &w : prof.value().warnings)
+			ctl->warnings += (ctl->warnings.empty() ? "" : "; ") + w;
+		ctl->ctl->reconfigure(prof.value().table, settings_of(ctl->conf));
+		return OMRU_OK;
+	});
+}
+
+void omru_ctl_settings(const omru_ctl_t *ctl, omru_ctl_settings_t *out)
+{
+	out->plan_interval_min_s = ctl->conf.plan_interval_min_s;
+	out->plan_interval_max_s = ctl->conf.plan_interval_max_s;
+	out->plan_time_max_ms = ctl->conf.plan_time_max_ms;
+	out->cpus_per_gpu = ctl->conf.cpus_per_gpu;
+	out->plan_rigid_jobs = ctl->conf.plan_rigid_jobs;
+	out->log_plans = ctl->conf.log_plans;
+}
+
+void omru_ctl_describe(const omru_ctl_t *ctl, char *buf, size_t len)
+{
+	guarded(buf, len, [&] {
+		std::string s = omru::controller::format_omru_conf(ctl->conf) +
+				" (state in " + ctl->state_dir + ")";
+		if (!ctl->warnings.empty())
+			s += " ; " + ctl->warnings;
+		put(buf, len, s);
+		return OMRU_OK;
+	});
+}
+
+int omru_ctl_snapshot_begin(omru_ctl_t *ctl, double now_s, int node_count)
+{
+	return guarded(nullptr, 0, [&] {
+		ctl->snap = {};
+		ctl->snap.now_s = now_s;
+		ctl->snap_ok = node_count >= 0 && std::isfinite(now_s);
+		ctl->snap.nodes.resize(node_count > 0 ? node_count : 0);
+		return ctl->snap_ok ? OMRU_OK : OMRU_EINVAL;
+	});
+}
+
+int omru_ctl_snapshot_node(omru_ctl_t *ctl, int index, const char *name,
+			   int gpus, int gpus_alloc, int usable)
+{
+	return guarded(nullptr, 0, [&] {
+		if (index < 0 || static_cast<size_t>(index) >= ctl->snap.nodes.size() ||
+		    gpus < 0 || gpus > omru::kMaxGpusPerNode || gpus_alloc < 0)
+			return OMRU_EINVAL;
+		omru::controller::NodeSnap &n = ctl->snap.nodes[index];
+		n.name = name ? name : "";
+		n.gpus = gpus;
+		n.gpus_alloc = gpus_alloc;
+		n.usable = usable != 0;
+		return OMRU_OK;
+	});
+}
+
+int omru_ctl_snapshot_job(omru_ctl_t *ctl, const omru_ctl_job_t *job, char *err,
+			  size_t errlen)
+{
+	return guarded(err, errlen, [&] {
+		auto bad = [&](const std::string &why) {
+			put(err, errlen, why);
+			return OMRU_EINVAL;
+		};
+		const int nodes = static_cast<int>(ctl->snap.nodes.size());
+		omru::controller::JobSnap j;
+		j.job_id = job->job_id;
+		j.running = job->running != 0;
+		j.submit_s = job->submit_s;
+		j.start_s = job->start_s;
+		j.time_limit_s = job->time_limit_s;
+		j.priority = job->priority;
+		j.gpus = job->gpus;
+		j.max_nodes = job->max_nodes;
+		if (!std::isfinite(j.submit_s) || !std::isfinite(j.start_s) ||
+		    !(j.time_limit_s >= 0) || !std::isfinite(j.time_limit_s) ||
+		    j.max_nodes < 0)
+			return bad("times and node limits must be finite and >= 0");
+		if (job->opts && job->opts->set) {
+			const omru_job_options_t &o = *job->opts;
+			if (!(o.set & OMRU_OPT_MODEL))
+				return bad("OMRU options without a model");
+			j.omru = true;
+			j.model = o.model;
+			j.epochs = (o.set & OMRU_OPT_EPOCHS) ? o.epochs : 0;
+			j.gpus_min = (o.set & OMRU_OPT_GPUS) ? int(o.gpus_min) : job->gpus;
+			j.gpus_max = (o.set & OMRU_OPT_GPUS) ? int(o.gpus_max) : job->gpus;
+			if (j.gpus_min < 1 || j.gpus_min > j.gpus_max)
+				return bad("GPU range " + std::to_string(j.gpus_min) + "-" +
+					   std::to_string(j.gpus_max) + " is empty");
+		} else if (j.gpus < 1) {
+			return bad("a GPU job needs at least one GPU");
+		}
+		if (j.running) {
+			if (job->where_count < 1 || !job->where_node || !job->where_gpus)
+				return bad("a running job needs the GPUs it holds");
+			int sum = 0;
+			for (int i = 0; i < job->where_count; i++) {
+				int n = job->where_node[i], g = job->where_gpus[i];
+				if (n < 0 || n >= nodes || g < 1 ||
+				    (i && n <= job->where_node[i - 1]))
+					return bad("node " + std::to_string(n) + " with " +
+						   std::to_string(g) + " GPUs is not a valid holding");
+				j.where.emplace_back(n, g);
+				sum += g;
+			}
+			j.gpus = sum;
+		} else {
+			for (int i = 0; i < job->eligible_count; i++) {
+				int n = job->eligible[i];
+				if (n < 0 || n >= nodes || (i && n <= job->eligible[i - 1]))
+					return bad("eligible node indices must ascend within the cluster");
+				j.eligible.push_back(n);
+			}
+		}
+		ctl->snap.jobs.push_back(std::move(j));
+		return OMRU_OK;
+	});
+}
+
+int omru_ctl_plan(omru_ctl_t *ctl, char *err, size_t errlen)
+{
+	int rc = guarded(err, errlen, [&] {
+		if (!ctl->snap_ok) {
+			put(err, errlen, "no snapshot to plan");
+			return OMRU_EINVAL;
+		}
+		ctl->ctl->plan(ctl->snap, ctl->conf.plan_time_max_ms);
+		return OMRU_OK;
+	});
+	if (rc != OMRU_OK) {
+		// Drop the old answers: they describe a cluster that has moved on.
+		guarded(nullptr, 0, [&] {
+			ctl->ctl->plan(omru::controller::Snapshot{}, 0);
+			return OMRU_OK;
+		});
+	}
+	return rc;
+}
+
+int omru_ctl_lookup(const omru_ctl_t *ctl, uint32_t job_id, omru_ctl_decision_t *out)
+{
+	std::memset(out, 0, sizeof(*out));
+	out->kind = OMRU_DECIDE_PASS;
+	out->profile = "default";
+	const Decision *d = ctl->ctl->lookup(job_id);
+	if (!d)
+		return 0;
+	switch (d->kind) {
+	case Decision::Kind::Start: out->kind = OMRU_DECIDE_START; break;
+	case Decision::Kind::Wait: out->kind = OMRU_DECIDE_WAIT; break;
+	case Decision::Kind::Hold: out->kind = OMRU_DECIDE_HOLD; break;
+	case Decision::Kind::Pass: out->kind = OMRU_DECIDE_PASS; break;
+	}
+	out->gpus = d->gpus;
+	out->nodes = d->nodes;
+	out->start_s = d->start_s;
+	out->runtime_s = d->runtime_s;
+	out->moldable = d->moldable;
+	out->profile = omru::controller::profile_source_name(d->profile);
+	out->where_count = static_cast<int>(d->where.size());
+	out->impl = d;
+	return 1;
+}
+
+int omru_ctl_decision_where(const omru_ctl_decision_t *d, int i, int *node, int *gpus)
+{
+	const auto *dec = static_cast<const Decision *>(d->impl);
+	if (!dec || i < 0 || static_cast<size_t>(i) >= dec->where.size())
+		return OMRU_EINVAL;
+	*node = dec->where[i].first;
+	*gpus = dec->where[i].second;
+	return OMRU_OK;
+}
+
+long omru_ctl_plan_count(const omru_ctl_t *ctl)
+{
+	return ctl->ctl->stats().plans;
+}
+
+void omru_ctl_stats(const omru_ctl_t *ctl, char *buf, size_t len)
+{
+	const omru::controller::PlanStats &s = ctl->ctl->stats();
+	std::snprintf(buf, len,
+		      "plans=%ld last_ms=%.2f max_ms=%.2f mean_ms=%.2f jobs=%zu "
+		      "pending=%zu starts=%zu candidates=%d ends_at=%.0f",
+		      s.plans, s.last_ms, s.max_ms, s.plans ? s.total_ms / s.plans : 0.0,
+		      s.last_jobs, s.last_pending, s.last_starts, s.candidates,
+		      s.makespan_s);
+}
+
+int omru_ctl_admin_comment(const omru_ctl_t *ctl, uint32_t job_id,
+			   const omru_job_options_t *opts, const char *nodes,
+			   time_t start, char *buf, size_t len)
+{
+	return guarded(buf, len, [&] {
+		const Decision *d = ctl->ctl->lookup(job_id);
+		if (!d)
+			return OMRU_EINVAL;
+		char num[64];
+		std::string s = "omru: gpus=" + std::to_string(d->gpus);
+		s += " nodes=" + std::string(nodes && *nodes ? nodes : "?");
+		s += " planned_start=" + iso_time(start);
+		std::snprintf(num, sizeof(num), "%.0f", std::max(0.0, d->runtime_s));
+		s += " predicted_s=" + std::string(num);
+		s += " profile=" + std::string(omru::controller::profile_source_name(d->profile));
+		if (opts && (opts->set & OMRU_OPT_MODEL))
+			s += " model=" + std::string(opts->model);
+		if (opts && (opts->set & OMRU_OPT_EPOCHS)) {
+			std::snprintf(num, sizeof(num), "%g", opts->epochs);
+			s += " epochs=" + std::string(num);
+		}
+		if (opts && (opts->set & OMRU_OPT_GPUS))
+			s += " range=" + std::to_string(opts->gpus_min) + "-" +
+			     std::to_string(opts->gpus_max);
+		put(buf, len, s);
+		return s.size() < len ? OMRU_OK : OMRU_EINVAL;
+	});
+}
+
+int omru_ctl_save_state(omru_ctl_t *ctl, char *err, size_t errlen)
+{
+	return guarded(err, errlen, [&] {
+		if (!ctl->ctl->choice().valid)
+			return OMRU_OK;
+		std::string e = omru::controller::save_plan_state(ctl->state_dir,
+								  ctl->ctl->choice());
+		if (e.empty())
+			return OMRU_OK;
+		put(err, errlen, e);
+		return OMRU_EINVAL;
+	});
+}
+
+int omru_ctl_load_state(omru_ctl_t *ctl, char *err, size_t errlen)
+{
+	return guarded(err, errlen, [&] {
+		auto c = omru::controller::load_plan_state(ctl->state_dir);
+		if (!c.ok()) {
+			put(err, errlen, c.error());
+			return OMRU_EINVAL;
+		}
+		if (c.value().valid)
+			ctl->ctl->set_choice(c.value());
+		return OMRU_OK;
+	});
+}
+
+int omru_select_gpus(const int *links, int n, const unsigned char *free, int count,
+		     int *slots)
+{
+	return guarded(nullptr, 0, [&] {
+		if (n < 1 || n > omru::kMaxGpusPerNode || !free || !slots)
+			return OMRU_EINVAL;
+		std::vector<bool> f(n);
+		for (int i = 0; i < n; i++)
+			f[i] = free[i] != 0;
+		std::unique_ptr<omru::GpuLinks> gl;
+		if (links) {
+			std::vector<std::string> lines;
+			for (int a = 0; a < n; a++) {
+				std::string l;
+				for (int b = 0; b < n; b++)
+					l += (b ? "," : "") + std::to_string(a == b ? -1 : std::max(0, links[a * n + b]));
+				lines.push_back(l);
+			}
+			auto p = omru::GpuLinks::parse_gres_links(lines);
+			if (p.ok())
+				gl = std::make_unique<omru::GpuLinks>(p.value());
+		}
+		std::vector<int> got = omru::select_gpus(gl.get(), f, count);
+		if (static_cast<int>(got.size()) != count)
+			return OMRU_EINVAL;
+		for (int i = 0; i < count; i++)
+			slots[i] = got[i];
+		return OMRU_OK;
+	});
+}
+
+} // extern "C"

@@ -1,0 +1,302 @@
+// plan_input.cpp - see plan_input.hpp.
+#include "controller/plan_input.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace omru {
+namespace controller {
+namespace {
+
+// A running job past its prediction is assumed to need this much more of
+// what it has run (at least kOverdueMinS): it is late, so the plan must not
+// hand its GPUs out now, and the periodic re-plan moves the guess on.
+constexpr double kOverdueFraction = 0.1;
+constexpr double kOverdueMinS = 10;
+
+double runtime_of(const JobSnap &j)
+{
+	return j.time_limit_s > 0 ? j.time_limit_s : kDefaultRuntimeS;
+}
+
+// Identifies a curve: model (-1: default), count range, node cap, and for
+// default curves the runtime they stand for.
+using CurveKey = std::tuple<int, int, int, int, double>;
+
+class Builder {
+    public:
+	Builder(const Snapshot &s, SpeedBook &book, const PlanSettings &st)
+		: snap_(s), book_(book), settings_(st)
+	{
+	}
+	BuiltInput build();
+
+    private:
+	int min_nodes(int g) const { return (g + gpn_ - 1) / gpn_; }
+	int max_span(int g, int max_nodes) const
+	{
+		int k = std::min(g, nodes_);
+		return max_nodes > 0 ? std::min(k, max_nodes) : k;
+	}
+	int model_of(const JobSnap &j) const;
+	int curve(const JobSnap &j);
+	int node_set(const std::vector<int> &eligible);
+	void add_running(const JobSnap &j);
+	void add_pending(const JobSnap &j);
+
+	const Snapshot &snap_;
+	SpeedBook &book_;
+	const PlanSettings &settings_;
+	const SpeedModel *model_ = nullptr;
+	int nodes_ = 0, gpn_ = 1, total_ = 0;
+	std::map<CurveKey, int> curves_;
+	std::map<std::vector<int>, int> sets_;
+	BuiltInput out_;
+};
+
+int Builder::model_of(const JobSnap &j) const
+{
+	if (!j.omru || !(j.epochs > 0) || !model_ || !book_.profiles())
+		return -1;
+	return book_.profiles()->model_id(j.model);
+}
+
+int Builder::curve(const JobSnap &j)
+{
+	int m = model_of(j);
+	int lo, hi;
+	double runtime = 0;
+	if (m >= 0) {
+		lo = j.gpus_min;
+		hi = j.gpus_max;
+	} else {
+		lo = hi = j.omru ? j.gpus_min : j.gpus;
+		runtime = runtime_of(j);
+	}
+	if (j.running)
+		lo = std::min(lo, j.gpus), hi = std::max(hi, j.gpus);
+	hi = std::min(hi, total_);
+	if (j.max_nodes > 0)
+		hi = std::min(hi, j.max_nodes * gpn_);
+	if (lo < 1 || lo > hi || min_nodes(lo) > nodes_)
+		return -1;
+	CurveKey key{ m, lo, hi, j.max_nodes, runtime };
+	auto it = curves_.find(key);
+	if (it != curves_.end())
+		return it->second;
+	planner::SpeedCurve cv;
+	for (int g = lo; g <= hi; g++) {
+		if (m < 0 && g != lo && !(j.running && g == j.gpus))
+			continue;
+		int kmin = min_nodes(g), kmax = max_span(g, j.max_nodes);
+		if (kmin > kmax)
+			continue;
+		std::vector<double> by_nodes(std::min(g, nodes_) + 1, planner::kNoRow);
+		for (int k = kmin; k <= kmax; k++)
+			by_nodes[k] = m >= 0 ? model_->spread(m, g, k).epoch_s : runtime;
+		cv.gpus.push_back(g);
+		cv.epoch_s.push_back(std::move(by_nodes));
+	}
+	if (cv.gpus.empty())
+		return -1;
+	out_.in.curves.push_back(std::move(cv));
+	int index = static_cast<int>(out_.in.curves.size()) - 1;
+	curves_.emplace(key, index);
+	return index;
+}
+
+int Builder::node_set(const std::vector<int> &eligible)
+{
+	auto it = sets_.find(eligible);
+	if (it != sets_.end())
+		return it->second;
+	out_.in.node_sets.push_back(eligible);
+	int index = static_cast<int>(out_.in.node_sets.size()) - 1;
+	sets_.emplace(eligible, index);
+	return index;
+}
+
+void Builder::add_running(const JobSnap &j)
+{
+	int c = curve(j);
+	if (c < 0)
+		return;
+	planner::PlanJob pj;
+	pj.id = j.job_id;
+	pj.curve = c;
+	pj.submit_s = j.submit_s;
+	pj.running = true;
+	pj.resizable = false; // resizing needs checkpoint/restart (later)
+	pj.gpus = j.gpus;
+	pj.where = j.where;
+	int m = model_of(j);
+	int span = static_cast<int>(j.where.size());
+	double end;
+	if (m >= 0 && span <= std::min(j.gpus, nodes_) && span >= min_nodes(j.gpus) &&
+	    j.gpus <= total_) {
+		pj.epoch_s = model_->spread(m, j.gpus, span).epoch_s;
+		pj.epochs_at_progress_start = j.epochs;
+		end = j.start_s + j.epochs * pj.epoch_s;
+	} else {
+		pj.epoch_s = runtime_of(j);
+		pj.epochs_at_progress_start = 1;
+		end = j.start_s + pj.epoch_s;
+	}
+	pj.progress_start_s = j.start_s;
+	if (end < snap_.now_s + kOverdueMinS) {
+		pj.progress_start_s = snap_.now_s;
+		pj.epochs_at_progress_start = 1;
+		pj.epoch_s = std::max(kOverdueMinS,
+				      kOverdueFraction * (snap_.now_s - j.start_s));
+	}
+	pj.remaining_epochs = pj.epochs_at_progress_start;
+	out_.in.jobs.push_back(std::move(pj));
+	out_.job_ids.push_back(j.job_id);
+	out_.model.push_back(m);
+}
+
+void Builder::add_pending(const JobSnap &j)
+{
+	int c = j.eligible.empty() ? -1 : curve(j);
+	if (c < 0) {
+		out_.unmodelled.push_back(j.job_id);
+		return;
+	}
+	planner::PlanJob pj;
+	pj.id = j.job_id;
+	pj.curve = c;
+	pj.submit_s = j.submit_s;
+	int m = model_of(j);
+	pj.remaining_epochs = m >= 0 ? j.epochs : 1;
+	bool all = static_cast<int>(j.eligible.size()) == nodes_;
+	pj.node_set = all ? -1 : node_set(j.eligible);
+	out_.in.jobs.push_back(std::move(pj));
+	out_.job_ids.push_back(j.job_id);
+	out_.model.push_back(m);
+}
+
+BuiltInput Builder::build()
+{
+	planner::PlanInput &in = out_.in;
+	nodes_ = static_cast<int>(snap_.nodes.size());
+	for (const NodeSnap &n : snap_.nodes) {
+		gpn_ = std::max(gpn_, n.gpus);
+		total_ += std::max(0, n.gpus);
+	}
+	in.now_s = snap_.now_s;
+	in.nodes = nodes_;
+	in.gpus_per_node = gpn_;
+	in.objective = settings_.objective;
+	in.fairness_factor = settings_.fairness_factor;
+	in.reuse = false; // resizing running jobs needs checkpoint/restart
+	if (nodes_ == 0 || total_ == 0)
+		return std::move(out_);
+
+	// Capacity and free GPUs: what running jobs hold is taken from the
+	// jobs themselves, so the plan's books always balance.
+	std::vector<int> used(nodes_, 0);
+	for (const JobSnap &j : snap_.jobs)
+		if (j.running)
+			for (auto [node, n] : j.where)
+				if (node >= 0 && node < nodes_)
+					used[node] += n;
+	in.node_gpus.resize(nodes_);
+	in.free_per_node.resize(nodes_);
+	for (int n = 0; n < nodes_; n++) {
+		const NodeSnap &ns = snap_.nodes[n];
+		int cap = std::max({ ns.gpus, used[n], 0 });
+		in.node_gpus[n] = cap;
+		int free = std::min(cap - used[n], std::max(0, ns.gpus - ns.gpus_alloc));
+		in.free_per_node[n] = ns.usable ? std::max(0, free) : 0;
+	}
+	gpn_ = std::max(gpn_, *std::max_element(in.node_gpus.begin(), in.node_gpus.end()));
+	in.gpus_per_node = gpn_;
+	model_ = book_.model_for(nodes_, gpn_);
+
+	std::vector<const JobSnap *> running, pending;
+	for (const JobSnap &j : snap_.jobs)
+		(j.running ? running : pending).push_back(&j);
+	auto by_submit = [](const JobSnap *a, const JobSnap *b) {
+		if (a->submit_s != b->submit_s)
+			return a->submit_s < b->submit_s;
+		return a->job_id < b->job_id;
+	};
+	std::sort(running.begin(), running.end(), by_submit);
+	if (pending.size() > settings_.max_pending) {
+		std::stable_sort(pending.begin(), pending.end(),
+				 [&](const JobSnap *a, const JobSnap *b) {
+					 if (a->priority != b->priority)
+						 return a->priority > b->priority;
+					 return by_submit(a, b);
+				 });
+		for (size_t i = settings_.max_pending; i < pending.size(); i++)
+			out_.left_out.push_back(pending[i]->job_id);
+		pending.resize(settings_.max_pending);
+	}
+	std::sort(pending.begin(), pending.end(), by_submit);
+	for (const JobSnap *j : running) {
+		bool ok = !j->where.empty();
+		for (auto [node, n] : j->where)
+			ok = ok && node >= 0 && node < nodes_ && n > 0;
+		if (ok)
+			add_running(*j);
+	}
+	for (const JobSnap *j : pending)
+		add_pending(*j);
+	return std::move(out_);
+}
+
+} // namespace
+
+const char *profile_source_name(ProfileSource s)
+{
+	switch (s) {
+	case ProfileSource::Measured:
+		return "measured";
+	case ProfileSource::Site:
+		return "site";
+	case ProfileSource::Estimated:
+		return "estimated";
+	case ProfileSource::Default:
+		return "default";
+	}
+	return "?";
+}
+
+const SpeedModel *SpeedBook::model_for(int nodes, int gpus_per_node)
+{
+	if (!profiles_ || profiles_->model_count() == 0 || nodes < 1 ||
+	    gpus_per_node < 1 || gpus_per_node > kMaxGpusPerNode ||
+	    nodes > kMaxClusterNodes)
+		return nullptr;
+	if (!model_ || nodes != nodes_ || gpus_per_node != gpn_) {
+		model_ = std::make_unique<SpeedModel>(*profiles_,
+						      Cluster{ nodes, gpus_per_node });
+		nodes_ = nodes;
+		gpn_ = gpus_per_node;
+	}
+	return model_.get();
+}
+
+BuiltInput build_plan_input(const Snapshot &snap, SpeedBook &book,
+			    const PlanSettings &settings)
+{
+	return Builder(snap, book, settings).build();
+}
+
+ProfileSource profile_source(SpeedBook &book, const BuiltInput &b, size_t job,
+			     int gpus, int nodes)
+{
+	int m = b.model[job];
+	const SpeedModel *sm = book.model_for(b.in.nodes, b.in.gpus_per_node);
+	if (m < 0 || !sm)
+		return ProfileSource::Default;
+	int kmin = (gpus + b.in.gpus_per_node - 1) / b.in.gpus_per_node;
+	nodes = std::clamp(nodes, kmin, std::min(gpus, b.in.nodes));
+	return sm->spread(m, gpus, nodes).confidence == Confidence::Measured
+		       ? ProfileSource::Site
+		       : ProfileSource::Estimated;
+}
+
+} // namespace controller
+} // namespace omru

@@ -1,0 +1,89 @@
+// plan_input.hpp - a slurmctld snapshot (snapshot.hpp) as the planner's
+// input (planner/plan.hpp): one speed curve per kind of job, node
+// capacities, node sets for the jobs' eligible nodes, running jobs with
+// what they hold.
+//
+// Where the curves come from, per job:
+//  - an OMRU job (--omru-model, --omru-epochs) whose model the profiles
+//    know: every count of its --omru-gpus range the cluster can hold, priced
+//    by the speed model (measured rows exact, other counts estimated);
+//    profile=site where the planned count was measured, else estimated;
+//  - an OMRU job whose model no profile knows, or without --omru-epochs:
+//    its minimum count only, running for its time limit (profile=default);
+//  - a plain GPU job: rigid at its own count, running for its time limit,
+//    as backfill assumes.
+// A job without a time limit is priced at kDefaultRuntimeS.
+#ifndef OMRU_CONTROLLER_PLAN_INPUT_HPP
+#define OMRU_CONTROLLER_PLAN_INPUT_HPP
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <tuple>
+#include <vector>
+
+#include "controller/snapshot.hpp"
+#include "model/profile_table.hpp"
+#include "model/speed_model.hpp"
+#include "planner/plan.hpp"
+
+namespace omru {
+namespace controller {
+
+// Runtime assumed for a job with neither a profile nor a time limit.
+constexpr double kDefaultRuntimeS = 3600;
+
+// Where a job's predicted runtime comes from (AdminComment `profile=`).
+// Measured (learned from jobs) arrives with the profile store.
+enum class ProfileSource { Measured, Site, Estimated, Default };
+const char *profile_source_name(ProfileSource s);
+
+struct PlanSettings {
+	planner::Objective objective = planner::Objective::Makespan;
+	double fairness_factor = 0;
+	size_t max_pending = 5000; // pending jobs planned, by priority
+};
+
+struct BuiltInput {
+	planner::PlanInput in;
+	std::vector<uint32_t> job_ids; // Slurm job id of each in.jobs entry
+	// Per in.jobs entry: the profiles' model id, or -1 (default curve).
+	std::vector<int> model;
+	// Pending jobs beyond max_pending: they wait for their turn.
+	std::vector<uint32_t> left_out;
+	// Pending jobs the plan cannot model (no count fits, no eligible
+	// node): cons_tres decides for them alone.
+	std::vector<uint32_t> unmodelled;
+};
+
+// The site's profiles, fitted for one cluster shape.  Rebuilt when the
+// shape (node count, largest node) changes.
+class SpeedBook {
+    public:
+	explicit SpeedBook(std::shared_ptr<const ProfileTable> profiles)
+		: profiles_(std::move(profiles))
+	{
+	}
+	const ProfileTable *profiles() const { return profiles_.get(); }
+	// The speed model for `nodes` nodes of at most `gpus_per_node`.
+	const SpeedModel *model_for(int nodes, int gpus_per_node);
+
+    private:
+	std::shared_ptr<const ProfileTable> profiles_;
+	std::unique_ptr<SpeedModel> model_;
+	int nodes_ = 0, gpn_ = 0;
+};
+
+// IN snap: validated by the glue; jobs with nonsense (no GPUs, a range
+// above the cluster) are left out rather than failing the whole plan.
+BuiltInput build_plan_input(const Snapshot &snap, SpeedBook &book,
+			    const PlanSettings &settings);
+
+// The source of a job's runtime at `gpus` GPUs over `nodes` nodes.
+ProfileSource profile_source(SpeedBook &book, const BuiltInput &b, size_t job,
+			     int gpus, int nodes);
+
+} // namespace controller
+} // namespace omru
+
+#endif

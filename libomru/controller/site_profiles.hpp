@@ -1,0 +1,35 @@
+// site_profiles.hpp - the profiles a site installs (omru.conf ProfileFile=,
+// the spec's profile format, doc/sim-formats.md), merged into one table.
+#ifndef OMRU_CONTROLLER_SITE_PROFILES_HPP
+#define OMRU_CONTROLLER_SITE_PROFILES_HPP
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "job_options.hpp" // Parsed
+#include "model/profile_table.hpp"
+
+namespace omru {
+namespace controller {
+
+// Limits that keep a bad file from eating slurmctld's memory.
+constexpr size_t kMaxProfileFileBytes = 16u << 20;
+constexpr size_t kMaxProfileRows = 200000;
+
+struct SiteProfiles {
+	std::shared_ptr<const ProfileTable> table;
+	size_t rows = 0;
+	// Rows of a later file that repeat a (model, gpus, nodes) of an
+	// earlier one: the first file wins; one message per file.
+	std::vector<std::string> warnings;
+};
+
+// Reads every file (in order); an unreadable, oversized or malformed file
+// is an error naming FILE:LINE:COL.  No files: an empty table.
+Parsed<SiteProfiles> load_site_profiles(const std::vector<std::string> &files);
+
+} // namespace controller
+} // namespace omru
+
+#endif

@@ -1,0 +1,57 @@
+// snapshot.hpp - what select/omru sees of slurmctld when it re-plans: the
+// nodes with their GPUs and the GPU jobs, pending and running, already
+// translated out of Slurm's structs by the C glue (select_plugin/) and
+// validated there.  Slurm-free, so the translation into a planner input
+// (plan_input.hpp) is unit-tested without a controller.
+#ifndef OMRU_CONTROLLER_SNAPSHOT_HPP
+#define OMRU_CONTROLLER_SNAPSHOT_HPP
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace omru {
+namespace controller {
+
+struct NodeSnap {
+	std::string name;
+	int gpus = 0;       // configured GPUs
+	int gpus_alloc = 0; // held by running jobs
+	// Up, not drained or draining, not reserved away: new jobs may start
+	// on it.  Running jobs on a node that is not usable still hold GPUs.
+	bool usable = true;
+};
+
+struct JobSnap {
+	uint32_t job_id = 0;
+	bool running = false;
+	double submit_s = 0;
+	double start_s = 0;      // running jobs
+	double time_limit_s = 0; // 0: no limit
+	uint32_t priority = 0;   // Slurm's; orders jobs beyond MaxPendingPlanned
+	// OMRU options (spank_omru); `omru` false for a plain GPU job.
+	bool omru = false;
+	std::string model;
+	double epochs = 0;       // 0: not given
+	int gpus_min = 0, gpus_max = 0;
+	// A plain job's GPU count, or the count a running job holds.
+	int gpus = 0;
+	int max_nodes = 0;       // 0: any number of nodes
+	// Running: GPUs held per node index, ascending by node.
+	std::vector<std::pair<int, int>> where;
+	// Pending: node indices it may run on (partition, --nodelist,
+	// --exclude, --constraint), ascending; usable nodes only.
+	std::vector<int> eligible;
+};
+
+struct Snapshot {
+	double now_s = 0;
+	std::vector<NodeSnap> nodes;
+	std::vector<JobSnap> jobs;
+};
+
+} // namespace controller
+} // namespace omru
+
+#endif

@@ -1,0 +1,159 @@
+/*
+ * omru_ctl.h - the C API of the planner inside slurmctld (select/omru).
+ *
+ * The glue in select_plugin/ fills a snapshot of the nodes and GPU jobs,
+ * asks for a plan, and answers every job_test from omru_ctl_lookup() until
+ * the next plan.  Nothing here knows Slurm; nothing here throws; every
+ * failure is a return code plus a message in a caller-supplied buffer
+ * (always NUL-terminated when errlen > 0).  Not thread-safe: the glue calls
+ * it under its own mutex.
+ */
+#ifndef OMRU_OMRU_CTL_H
+#define OMRU_OMRU_CTL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "omru/omru.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct omru_ctl omru_ctl_t;
+
+/* omru_ctl_create - an empty controller with the default configuration
+ * (no profiles).  RET NULL only when out of memory. */
+omru_ctl_t *omru_ctl_create(void);
+void omru_ctl_destroy(omru_ctl_t *ctl);
+
+/*
+ * omru_ctl_configure - read omru.conf (see omru.conf(5)) and the profile
+ * files it names, and use them from the next plan on.
+ * IN conf_path - omru.conf; a missing file means every default
+ * IN state_save_location - slurm.conf's StateSaveLocation; StateDir
+ *    defaults to STATE_SAVE_LOCATION/omru
+ * RET OMRU_OK, or OMRU_EINVAL with the message (FILE:LINE: ...); the
+ *    controller then keeps its previous configuration
+ */
+int omru_ctl_configure(omru_ctl_t *ctl, const char *conf_path,
+		       const char *state_save_location, char *err,
+		       size_t errlen);
+
+/* What the glue needs of the configuration (omru.conf(5)). */
+typedef struct {
+	double plan_interval_min_s;
+	double plan_interval_max_s;
+	double plan_time_max_ms;
+	int cpus_per_gpu; /* 0: leave the job's CPU request alone */
+	int plan_rigid_jobs; /* plain GPU jobs are planned too */
+	int log_plans;
+} omru_ctl_settings_t;
+void omru_ctl_settings(const omru_ctl_t *ctl, omru_ctl_settings_t *out);
+
+/* omru_ctl_describe - the configuration in one line, every key, and the
+ * warnings of the last omru_ctl_configure (if any) after " ; ". */
+void omru_ctl_describe(const omru_ctl_t *ctl, char *buf, size_t len);
+
+/*
+ * The snapshot: begin, one call per node (index 0..node_count-1, each
+ * once), one per GPU job, then omru_ctl_plan().
+ */
+int omru_ctl_snapshot_begin(omru_ctl_t *ctl, double now_s, int node_count);
+int omru_ctl_snapshot_node(omru_ctl_t *ctl, int index, const char *name,
+			   int gpus, int gpus_alloc, int usable);
+
+typedef struct {
+	uint32_t job_id;
+	int running;
+	double submit_s;
+	double start_s; /* running jobs */
+	double time_limit_s; /* 0: none */
+	uint32_t priority;
+	const omru_job_options_t *opts; /* NULL or opts->set == 0: plain */
+	int gpus; /* plain: its request; running: what it holds */
+	int max_nodes; /* 0: any */
+	/* Running: GPUs held per node (where_node ascending). */
+	const int *where_node;
+	const int *where_gpus;
+	int where_count;
+	/* Pending: node indices it may start on, ascending, usable only. */
+	const int *eligible;
+	int eligible_count;
+} omru_ctl_job_t;
+
+/* RET OMRU_OK, or OMRU_EINVAL (the job is left out; message says why). */
+int omru_ctl_snapshot_job(omru_ctl_t *ctl, const omru_ctl_job_t *job,
+			  char *err, size_t errlen);
+
+/* omru_ctl_plan - plan the snapshot.  On failure the previous answers are
+ * dropped (every lookup then says OMRU_DECIDE_PASS). */
+int omru_ctl_plan(omru_ctl_t *ctl, char *err, size_t errlen);
+
+typedef enum {
+	OMRU_DECIDE_PASS = 0, /* not planned: cons_tres decides */
+	OMRU_DECIDE_START, /* start now (or: running) */
+	OMRU_DECIDE_WAIT, /* planned later */
+	OMRU_DECIDE_HOLD, /* beyond the planned queue: not now */
+} omru_decision_kind_t;
+
+typedef struct {
+	omru_decision_kind_t kind;
+	int gpus;
+	int nodes;
+	double start_s;
+	double runtime_s;
+	int moldable;
+	const char *profile; /* "site", "estimated", "default", ... */
+	int where_count; /* START: entries for omru_ctl_decision_where() */
+	const void *impl;
+} omru_ctl_decision_t;
+
+/* RET 1 if the last plan had the job (out filled), else 0 (out = PASS). */
+int omru_ctl_lookup(const omru_ctl_t *ctl, uint32_t job_id,
+		    omru_ctl_decision_t *out);
+/* The i-th (node index, GPUs) of a START decision; valid until the next
+ * plan.  RET OMRU_OK or OMRU_EINVAL. */
+int omru_ctl_decision_where(const omru_ctl_decision_t *d, int i, int *node,
+			    int *gpus);
+
+/* omru_ctl_plan_count - plans made so far. */
+long omru_ctl_plan_count(const omru_ctl_t *ctl);
+/* omru_ctl_stats - "plans=N last_ms=.. max_ms=.. mean_ms=.. jobs=..
+ * pending=.. starts=.. candidates=.. ends_at=EPOCH_S" (ends_at: when the
+ * last plan finishes its last job) */
+void omru_ctl_stats(const omru_ctl_t *ctl, char *buf, size_t len);
+
+/*
+ * omru_ctl_admin_comment - the job's AdminComment line:
+ * "omru: gpus=4 nodes=n[1-2] planned_start=2026-11-22T12:00:00
+ *  predicted_s=812 profile=site model=resnet50 epochs=90 range=1-8"
+ * IN nodes - Slurm's node list of the allocation (or NULL)
+ * IN opts - the job's options (or NULL)
+ */
+int omru_ctl_admin_comment(const omru_ctl_t *ctl, uint32_t job_id,
+			   const omru_job_options_t *opts, const char *nodes,
+			   time_t start, char *buf, size_t len);
+
+/* The plan choice in StateDir (atomic write; a corrupt file is reported
+ * and ignored by load). */
+int omru_ctl_save_state(omru_ctl_t *ctl, char *err, size_t errlen);
+int omru_ctl_load_state(omru_ctl_t *ctl, char *err, size_t errlen);
+
+/*
+ * omru_select_gpus - the best-linked `count` free GPUs of one node
+ * (policy/gpu_links.hpp select_gpus).
+ * IN links - n x n row-major link counts (gres.conf Links=), or NULL
+ * IN free - n flags, nonzero where the GPU is free
+ * OUT slots - `count` slot numbers, ascending
+ * RET OMRU_OK, or OMRU_EINVAL when fewer than `count` are free
+ */
+int omru_select_gpus(const int *links, int n, const unsigned char *free,
+		     int count, int *slots);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OMRU_OMRU_CTL_H */

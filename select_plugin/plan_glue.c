@@ -1,0 +1,750 @@
+/*
+ * plan_glue.c - select/omru_cons_tres puts the OMRU plan in charge of
+ * every GPU job in slurmctld (doc/select_omru_cons_tres.8).
+ *
+ * job_test:  re-plans when something changed (at most once per
+ *            PlanIntervalMin, at least every PlanIntervalMax), then answers
+ *            from the plan: RUN_NOW only for jobs the plan starts now, with
+ *            the planned GPU count on the planned nodes; WILL_RUN with the
+ *            planned start; TEST_ONLY always with a count that fits an
+ *            empty cluster (refusing it would make the job BadConstraints).
+ * job_begin: the best-linked free GPUs of each node, the AdminComment.
+ * job_fini, node changes: the next job_test re-plans.
+ *
+ * Mechanics and why they work: ../shared/notes (slurm-22.05-select-
+ * mechanics.md) in the project.  Everything read from Slurm is checked;
+ * when the plugin's own data is bad or the planner fails, the job is
+ * scheduled as plain cons_tres would, with an error() line.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <string.h>
+#include <time.h>
+
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+#include "src/common/bitstring.h"
+#include "src/common/gres.h"
+#include "src/common/list.h"
+#include "src/common/log.h"
+#include "src/common/node_conf.h"
+#include "src/common/run_in_daemon.h"
+#include "src/common/select.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "omru/omru.h"
+#include "omru/omru_ctl.h"
+#include "omru_select.h"
+
+/*
+ * slurmctld's own data and functions: weak, because every Slurm command
+ * loads this plugin too (they resolve to NULL there, and the planner is
+ * never started outside slurmctld).
+ */
+extern List job_list __attribute__((weak));
+extern time_t last_node_update __attribute__((weak));
+extern bitstr_t *avail_node_bitmap __attribute__((weak));
+#pragma weak job_set_req_tres
+
+static pthread_mutex_t plan_lock = PTHREAD_MUTEX_INITIALIZER;
+static omru_ctl_t *ctl = NULL;
+static omru_ctl_settings_t settings;
+static bool dirty = true;
+static double last_plan_at = -1e300; /* monotonic seconds */
+static time_t seen_node_update = 0;
+static double last_stats_log = 0;
+
+/* What select/omru needs to know of a job's GPU request. */
+typedef struct {
+	int gpus; /* per job, or per node x min nodes */
+	bool per_job; /* --gpus=N: the count can be rewritten */
+	omru_job_options_t opts;
+	bool opts_ok;
+} job_gpus_t;
+
+static double mono_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static bool is_gpu(gres_state_t *gs)
+{
+	return gs && gs->gres_name && !xstrcmp(gs->gres_name, "gpu") &&
+	       gs->gres_data;
+}
+
+/* The job's GPU request (gres_list_req), summed over typed entries. */
+static bool job_gpu_request(job_record_t *job_ptr, job_gpus_t *out)
+{
+	ListIterator it;
+	gres_state_t *gs;
+	int entries = 0;
+	uint32_t nodes = job_ptr->details ? job_ptr->details->min_nodes : 1;
+
+	memset(out, 0, sizeof(*out));
+	if (!job_ptr->gres_list_req)
+		return false;
+	it = list_iterator_create(job_ptr->gres_list_req);
+	while ((gs = list_next(it))) {
+		gres_job_state_t *js;
+		if (!is_gpu(gs))
+			continue;
+		js = gs->gres_data;
+		entries++;
+		if (js->gres_per_job) {
+			out->gpus += js->gres_per_job;
+			out->per_job = true;
+		} else if (js->gres_per_node) {
+			out->gpus += js->gres_per_node * (nodes ? nodes : 1);
+		} else if (js->total_gres && js->total_gres < 100000) {
+			out->gpus += js->total_gres;
+		}
+	}
+	list_iterator_destroy(it);
+	if (entries != 1)
+		out->per_job = false; /* one entry only can be rewritten */
+	return entries > 0 && out->gpus > 0;
+}
+
+static void job_options(job_record_t *job_ptr, job_gpus_t *g)
+{
+	char err[256];
+
+	g->opts_ok = true;
+	if (!job_ptr->spank_job_env_size || !job_ptr->spank_job_env)
+		return;
+	if (omru_job_options_from_env(
+		    (const char *const *) job_ptr->spank_job_env,
+		    job_ptr->spank_job_env_size, &g->opts, err, sizeof(err))
+	    != OMRU_OK) {
+		g->opts_ok = false;
+		memset(&g->opts, 0, sizeof(g->opts));
+		error("%s: %pJ: invalid OMRU options in spank_job_env (%s); "
+		      "scheduled as a plain cons_tres job", plugin_type,
+		      job_ptr, err);
+	}
+}
+
+/* --gpus=N rewritten to `gpus`: the request, its string and ReqTRES. */
+static void set_job_gpus(job_record_t *job_ptr, int gpus)
+{
+	ListIterator it;
+	gres_state_t *gs;
+	char *new_tres = NULL, *tok, *save = NULL, *copy;
+	bool changed = false;
+
+	it = list_iterator_create(job_ptr->gres_list_req);
+	while ((gs = list_next(it))) {
+		gres_job_state_t *js;
+		if (!is_gpu(gs))
+			continue;
+		js = gs->gres_data;
+		if (js->gres_per_job && js->gres_per_job != (uint64_t) gpus) {
+			js->gres_per_job = gpus;
+			js->total_gres = gpus;
+			changed = true;
+		}
+		if (settings.cpus_per_gpu > 0 && !js->cpus_per_gres) {
+			js->cpus_per_gres = settings.cpus_per_gpu;
+			changed = true;
+		}
+	}
+	list_iterator_destroy(it);
+	if (!changed)
+		return;
+	/* cons_tres caches the request merged by type; rebuilt when absent. */
+	FREE_NULL_LIST(job_ptr->gres_list_req_accum);
+	if (!job_ptr->tres_per_job)
+		return;
+	/* "gres:gpu[:type]:N[,other]" - replace N of the gpu entry. */
+	copy = xstrdup(job_ptr->tres_per_job);
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		char *colon = strrchr(tok, ':');
+		if (!xstrncmp(tok, "gres:gpu", 8) && colon && colon > tok + 7)
+			xstrfmtcat(new_tres, "%s%.*s:%d", new_tres ? "," : "",
+				   (int) (colon - tok), tok, gpus);
+		else
+			xstrfmtcat(new_tres, "%s%s", new_tres ? "," : "", tok);
+	}
+	xfree(copy);
+	xfree(job_ptr->tres_per_job);
+	job_ptr->tres_per_job = new_tres;
+	if (job_set_req_tres)
+		job_set_req_tres(job_ptr, false);
+}
+
+static bool node_usable(int i)
+{
+	node_record_t *n = node_record_table_ptr[i];
+	if (!n)
+		return false;
+	if (&avail_node_bitmap && avail_node_bitmap)
+		return bit_test(avail_node_bitmap, i);
+	return !IS_NODE_DOWN(n) && !IS_NODE_DRAIN(n) && !IS_NODE_FAIL(n);
+}
+
+/* Configured and allocated GPUs of a node, from its GRES state. */
+static void node_gpus(node_record_t *n, int *gpus, int *alloc)
+{
+	ListIterator it;
+	gres_state_t *gs;
+
+	*gpus = *alloc = 0;
+	if (!n || !n->gres_list)
+		return;
+	it = list_iterator_create(n->gres_list);
+	while ((gs = list_next(it))) {
+		gres_node_state_t *ns;
+		if (!is_gpu(gs))
+			continue;
+		ns = gs->gres_data;
+		*gpus += ns->gres_cnt_avail;
+		*alloc += ns->gres_cnt_alloc;
+	}
+	list_iterator_destroy(it);
+}
+
+static gres_node_state_t *node_gpu_state(node_record_t *n)
+{
+	gres_state_t *gs;
+	gres_node_state_t *found = NULL;
+	ListIterator it;
+
+	if (!n || !n->gres_list)
+		return NULL;
+	it = list_iterator_create(n->gres_list);
+	while ((gs = list_next(it)))
+		if (is_gpu(gs)) {
+			found = gs->gres_data;
+			break;
+		}
+	list_iterator_destroy(it);
+	return found;
+}
+
+/* Every token of an AND-only constraint ("a&b", "a,b" is not AND). */
+static bool node_has_features(node_record_t *n, const char *features)
+{
+	char *copy, *tok, *save = NULL;
+	bool ok = true;
+	const char *have = n->features_act ? n->features_act : n->features;
+
+	if (!features || !*features)
+		return true;
+	if (strpbrk(features, "|[]*(),"))
+		return true; /* not a plain AND: cons_tres filters alone */
+	copy = xstrdup(features);
+	for (tok = strtok_r(copy, "&", &save); tok && ok;
+	     tok = strtok_r(NULL, "&", &save)) {
+		char *hcopy = xstrdup(have), *h, *hs = NULL;
+		bool found = false;
+		for (h = strtok_r(hcopy, ",", &hs); h && !found;
+		     h = strtok_r(NULL, ",", &hs))
+			found = !xstrcmp(h, tok);
+		xfree(hcopy);
+		ok = found;
+	}
+	xfree(copy);
+	return ok;
+}
+
+static uint32_t job_time_limit_min(job_record_t *job_ptr)
+{
+	uint32_t t = job_ptr->time_limit;
+	part_record_t *p = job_ptr->part_ptr;
+
+	if (t == NO_VAL && p)
+		t = (p->default_time != NO_VAL) ? p->default_time : p->max_time;
+	return (t == NO_VAL || t == INFINITE) ? 0 : t;
+}
+
+/* Pending jobs that cannot start whatever the plan says stay out of it. */
+static bool job_waits_for_other_reasons(job_record_t *job_ptr, time_t now)
+{
+	if (job_ptr->priority == 0 || job_ptr->het_job_id)
+		return true;
+	if (job_ptr->details && job_ptr->details->begin_time > now)
+		return true;
+	switch (job_ptr->state_reason) {
+	case WAIT_DEPENDENCY:
+	case WAIT_DEP_INVALID:
+	case WAIT_HELD:
+	case WAIT_HELD_USER:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static int add_job(job_record_t *job_ptr, time_t now, int *eligible,
+		   int *where_node, int *where_gpus)
+{
+	omru_ctl_job_t j;
+	job_gpus_t g;
+	char err[256];
+
+	if (!job_gpu_request(job_ptr, &g))
+		return 0;
+	job_options(job_ptr, &g);
+	if (!g.opts.set && !settings.plan_rigid_jobs)
+		return 0;
+	memset(&j, 0, sizeof(j));
+	j.job_id = job_ptr->job_id;
+	j.submit_s = job_ptr->details ? job_ptr->details->submit_time : now;
+	j.time_limit_s = 60.0 * job_time_limit_min(job_ptr);
+	j.priority = job_ptr->priority;
+	j.opts = (g.opts.set && g.per_job) ? &g.opts : NULL;
+	if (g.opts.set && !g.per_job) {
+		/* Planned at its own count: only --gpus=N can be rewritten. */
+		static omru_job_options_t rigid;
+		rigid = g.opts;
+		rigid.set &= ~OMRU_OPT_GPUS;
+		j.opts = &rigid;
+	}
+	j.gpus = g.gpus;
+	j.max_nodes = (job_ptr->details && job_ptr->details->max_nodes &&
+		       job_ptr->details->max_nodes < 100000) ?
+			      job_ptr->details->max_nodes : 0;
+	if (IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr)) {
+		ListIterator it;
+		gres_state_t *gs;
+		j.running = 1;
+		j.start_s = job_ptr->start_time;
+		if (!job_ptr->node_bitmap || !job_ptr->gres_list_alloc)
+			return 0;
+		/* gres_cnt_node_alloc is by position in the job's nodes. */
+		int pos = 0, n = 0;
+		for (int i = 0; i < node_record_count; i++) {
+			uint64_t cnt = 0;
+			if (!bit_test(job_ptr->node_bitmap, i))
+				continue;
+			it = list_iterator_create(job_ptr->gres_list_alloc);
+			while ((gs = list_next(it))) {
+				gres_job_state_t *js = gs->gres_data;
+				if (is_gpu(gs) && js->gres_cnt_node_alloc &&
+				    (uint32_t) pos < js->node_cnt)
+					cnt += js->gres_cnt_node_alloc[pos];
+			}
+			list_iterator_destroy(it);
+			pos++;
+			if (cnt) {
+				where_node[n] = i;
+				where_gpus[n++] = cnt;
+			}
+		}
+		j.where_node = where_node;
+		j.where_gpus = where_gpus;
+		j.where_count = n;
+		if (!n)
+			return 0;
+	} else {
+		struct job_details *d = job_ptr->details;
+		bitstr_t *parts = bit_alloc(node_record_count);
+		int n = 0;
+		if (job_ptr->part_ptr_list) {
+			ListIterator it = list_iterator_create(job_ptr->part_ptr_list);
+			part_record_t *p;
+			while ((p = list_next(it)))
+				if (p->node_bitmap)
+					bit_or(parts, p->node_bitmap);
+			list_iterator_destroy(it);
+		} else if (job_ptr->part_ptr && job_ptr->part_ptr->node_bitmap) {
+			bit_or(parts, job_ptr->part_ptr->node_bitmap);
+		}
+		for (int i = 0; i < node_record_count; i++) {
+			if (!bit_test(parts, i) || !node_usable(i))
+				continue;
+			if (d && d->exc_node_bitmap && bit_test(d->exc_node_bitmap, i))
+				continue;
+			if (d && d->req_node_bitmap && !bit_test(d->req_node_bitmap, i))
+				continue;
+			if (d && !node_has_features(node_record_table_ptr[i], d->features))
+				continue;
+			eligible[n++] = i;
+		}
+		FREE_NULL_BITMAP(parts);
+		j.eligible = eligible;
+		j.eligible_count = n;
+	}
+	if (omru_ctl_snapshot_job(ctl, &j, err, sizeof(err)) != OMRU_OK)
+		error("%s: %pJ left out of the plan: %s", plugin_type,
+		      job_ptr, err);
+	return 0;
+}
+
+/* Snapshot of nodes and GPU jobs, then a plan.  Caller holds plan_lock;
+ * slurmctld holds the job and node write locks around job_test. */
+static void replan(time_t now)
+{
+	char err[512], stats[256];
+	int *eligible, *where_node, *where_gpus;
+	job_record_t *job_ptr;
+	ListIterator it;
+
+	if (!&job_list || !job_list)
+		return;
+	omru_ctl_snapshot_begin(ctl, now, node_record_count);
+	for (int i = 0; i < node_record_count; i++) {
+		node_record_t *n = node_record_table_ptr[i];
+		int gpus, alloc;
+		node_gpus(n, &gpus, &alloc);
+		omru_ctl_snapshot_node(ctl, i, n ? n->name : "", gpus, alloc,
+				       node_usable(i));
+	}
+	eligible = xcalloc(node_record_count + 1, sizeof(int));
+	where_node = xcalloc(node_record_count + 1, sizeof(int));
+	where_gpus = xcalloc(node_record_count + 1, sizeof(int));
+	it = list_iterator_create(job_list);
+	while ((job_ptr = list_next(it))) {
+		if (IS_JOB_PENDING(job_ptr)) {
+			if (job_waits_for_other_reasons(job_ptr, now))
+				continue;
+		} else if (!IS_JOB_RUNNING(job_ptr) && !IS_JOB_SUSPENDED(job_ptr)) {
+			continue;
+		}
+		add_job(job_ptr, now, eligible, where_node, where_gpus);
+	}
+	list_iterator_destroy(it);
+	xfree(eligible);
+	xfree(where_node);
+	xfree(where_gpus);
+	if (omru_ctl_plan(ctl, err, sizeof(err)) != OMRU_OK)
+		error("%s: planning failed, GPU jobs are scheduled as plain "
+		      "cons_tres until the next plan: %s", plugin_type, err);
+	omru_ctl_stats(ctl, stats, sizeof(stats));
+	if (settings.log_plans)
+		info("%s: plan: %s", plugin_type, stats);
+	else
+		debug("%s: plan: %s", plugin_type, stats);
+	if (mono_now() - last_stats_log >= 60) {
+		last_stats_log = mono_now();
+		info("%s: planner cost so far: %s", plugin_type, stats);
+	}
+}
+
+static void maybe_replan(job_record_t *job_ptr, time_t now)
+{
+	double t = mono_now();
+	omru_ctl_decision_t d;
+	bool known = omru_ctl_lookup(ctl, job_ptr->job_id, &d);
+
+	if (&last_node_update && last_node_update != seen_node_update) {
+		seen_node_update = last_node_update;
+		dirty = true;
+	}
+	if (!known && IS_JOB_PENDING(job_ptr))
+		dirty = true; /* a new job */
+	if ((dirty && t - last_plan_at >= settings.plan_interval_min_s) ||
+	    t - last_plan_at >= settings.plan_interval_max_s) {
+		dirty = false;
+		last_plan_at = t;
+		replan(now);
+	}
+}
+
+static void describe_wait(job_record_t *job_ptr, const omru_ctl_decision_t *d,
+			  time_t start)
+{
+	char when[32];
+	struct tm tm;
+
+	localtime_r(&start, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+	xfree(job_ptr->state_desc);
+	if (d->kind == OMRU_DECIDE_WAIT)
+		xstrfmtcat(job_ptr->state_desc,
+			   "OMRU plan: %d GPU(s) at %s", d->gpus, when);
+	else
+		xstrfmtcat(job_ptr->state_desc,
+			   "OMRU plan: queued behind the planned jobs");
+}
+
+extern int omru_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
+			 uint32_t min_nodes, uint32_t max_nodes,
+			 uint32_t req_nodes, uint16_t mode,
+			 List preemptee_candidates, List *preemptee_job_list,
+			 bitstr_t *exc_core_bitmap)
+{
+	job_gpus_t g;
+	omru_ctl_decision_t d;
+	time_t now = time(NULL);
+	int rc;
+
+#define DELEGATE()                                                            \
+	omru_delegate_job_test(job_ptr, node_bitmap, min_nodes, max_nodes,   \
+			       req_nodes, mode, preemptee_candidates,        \
+			       preemptee_job_list, exc_core_bitmap)
+
+	if (!ctl || !job_ptr || !job_gpu_request(job_ptr, &g) ||
+	    job_ptr->het_job_id)
+		return DELEGATE(); /* CPU-only jobs pass straight through */
+	job_options(job_ptr, &g);
+	if (!g.opts_ok || (!g.opts.set && !settings.plan_rigid_jobs))
+		return DELEGATE();
+	bool moldable = g.per_job && (g.opts.set & OMRU_OPT_GPUS);
+
+	slurm_mutex_lock(&plan_lock);
+	if (mode != SELECT_MODE_TEST_ONLY)
+		maybe_replan(job_ptr, now);
+	omru_ctl_lookup(ctl, job_ptr->job_id, &d);
+	slurm_mutex_unlock(&plan_lock);
+
+	if (mode == SELECT_MODE_TEST_ONLY || d.kind == OMRU_DECIDE_PASS) {
+		/* Any count of the range must fit an empty cluster. */
+		if (moldable)
+			set_job_gpus(job_ptr, g.opts.gpus_min);
+		return DELEGATE();
+	}
+	if (moldable)
+		set_job_gpus(job_ptr, d.kind == OMRU_DECIDE_HOLD ?
+					      (int) g.opts.gpus_min : d.gpus);
+
+	if (mode == SELECT_MODE_RUN_NOW) {
+		bitstr_t *planned;
+		if (d.kind != OMRU_DECIDE_START) {
+			debug2("%s: %pJ: held back by the plan", plugin_type,
+			       job_ptr);
+			return SLURM_ERROR; /* never TEST_ONLY: see above */
+		}
+		planned = bit_alloc(bit_size(node_bitmap));
+		for (int i = 0; i < d.where_count; i++) {
+			int node, cnt;
+			if (omru_ctl_decision_where(&d, i, &node, &cnt) == OMRU_OK &&
+			    node < bit_size(planned))
+				bit_set(planned, node);
+		}
+		bit_and(node_bitmap, planned);
+		FREE_NULL_BITMAP(planned);
+		rc = DELEGATE();
+		if (rc == SLURM_SUCCESS)
+			debug("%s: %pJ starts as planned: %d GPU(s) on %d node(s)",
+			      plugin_type, job_ptr, d.gpus, d.where_count);
+		else
+			debug("%s: %pJ: planned start refused by cons_tres",
+			      plugin_type, job_ptr);
+		return rc;
+	}
+
+	/* WILL_RUN (backfill, squeue --start): the plan's answer. */
+	rc = DELEGATE();
+	if (d.kind == OMRU_DECIDE_START)
+		return rc;
+	time_t start = (d.kind == OMRU_DECIDE_WAIT) ? (time_t) ceil(d.start_s) :
+			now + (time_t) settings.plan_interval_max_s;
+	if (rc == SLURM_SUCCESS && job_ptr->start_time > start)
+		start = job_ptr->start_time;
+	if (start <= now)
+		start = now + 1; /* a held job is never answered "now" */
+	if (rc != SLURM_SUCCESS && d.kind == OMRU_DECIDE_WAIT) {
+		/* Keep the first planned-many available nodes for display. */
+		int keep = d.nodes > 0 ? d.nodes : 1;
+		for (int i = 0; i < bit_size(node_bitmap); i++)
+			if (bit_test(node_bitmap, i) && keep-- <= 0)
+				bit_clear(node_bitmap, i);
+		rc = SLURM_SUCCESS;
+	}
+	if (rc == SLURM_SUCCESS) {
+		job_ptr->start_time = start;
+		describe_wait(job_ptr, &d, start);
+	}
+	return rc;
+#undef DELEGATE
+}
+
+/* The best-linked free GPUs of each node for the count cons_tres chose
+ * there; before select_nodeinfo_set, so the node accounting follows. */
+static void pick_linked_gpus(job_record_t *job_ptr)
+{
+	ListIterator it;
+	gres_state_t *gs;
+
+	if (!job_ptr->gres_list_req || !job_ptr->node_bitmap)
+		return;
+	it = list_iterator_create(job_ptr->gres_list_req);
+	while ((gs = list_next(it))) {
+		gres_job_state_t *js;
+		if (!is_gpu(gs))
+			continue;
+		js = gs->gres_data;
+		if (!js->gres_bit_select)
+			continue;
+		for (int i = 0; i < node_record_count && (uint32_t) i < js->total_node_cnt; i++) {
+			bitstr_t *sel = js->gres_bit_select[i];
+			gres_node_state_t *ns;
+			int n, cnt, *links = NULL, *slots;
+			unsigned char *free_map;
+			if (!sel || !bit_test(job_ptr->node_bitmap, i))
+				continue;
+			ns = node_gpu_state(node_record_table_ptr[i]);
+			cnt = bit_set_count(sel);
+			if (!ns || !ns->gres_bit_alloc || cnt < 1)
+				continue;
+			n = bit_size(ns->gres_bit_alloc);
+			if (n != bit_size(sel) || n > 64)
+				continue;
+			free_map = xcalloc(n, 1);
+			slots = xcalloc(n, sizeof(int));
+			for (int b = 0; b < n; b++)
+				free_map[b] = !bit_test(ns->gres_bit_alloc, b);
+			if (ns->links_cnt) {
+				links = xcalloc(n * n, sizeof(int));
+				for (int a = 0; a < n; a++)
+					for (int b = 0; b < n; b++)
+						links[a * n + b] = ns->links_cnt[a] ?
+							ns->links_cnt[a][b] : 0;
+			}
+			if (omru_select_gpus(links, n, free_map, cnt, slots) == OMRU_OK) {
+				bit_clear_all(sel);
+				for (int s = 0; s < cnt; s++)
+					bit_set(sel, slots[s]);
+			}
+			xfree(links);
+			xfree(slots);
+			xfree(free_map);
+		}
+	}
+	list_iterator_destroy(it);
+}
+
+extern void omru_job_begin(job_record_t *job_ptr)
+{
+	job_gpus_t g;
+	omru_ctl_decision_t d;
+	char comment[1024], desc[256];
+	char *nodes;
+
+	if (!ctl || !job_ptr || !job_gpu_request(job_ptr, &g))
+		return;
+	job_options(job_ptr, &g);
+	if (g.opts.set) {
+		omru_job_options_format(&g.opts, desc, sizeof(desc));
+		debug("%s: %pJ starts, OMRU options: %s", plugin_type,
+		      job_ptr, desc);
+	}
+	slurm_mutex_lock(&plan_lock);
+	dirty = true;
+	omru_ctl_lookup(ctl, job_ptr->job_id, &d);
+	if (d.kind != OMRU_DECIDE_START) {
+		slurm_mutex_unlock(&plan_lock);
+		return;
+	}
+	pick_linked_gpus(job_ptr);
+	if (g.opts.set) {
+		nodes = bitmap2node_name(job_ptr->node_bitmap);
+		if (omru_ctl_admin_comment(ctl, job_ptr->job_id, &g.opts, nodes,
+					   time(NULL), comment,
+					   sizeof(comment)) == OMRU_OK) {
+			xfree(job_ptr->admin_comment);
+			job_ptr->admin_comment = xstrdup(comment);
+		}
+		xfree(nodes);
+	}
+	slurm_mutex_unlock(&plan_lock);
+}
+
+extern void omru_job_fini(job_record_t *job_ptr)
+{
+	if (!ctl)
+		return;
+	slurm_mutex_lock(&plan_lock);
+	dirty = true;
+	slurm_mutex_unlock(&plan_lock);
+}
+
+/* omru.conf next to slurm.conf. */
+static char *conf_path(void)
+{
+	char *path = xstrdup(slurm_conf.slurm_conf ? slurm_conf.slurm_conf :
+						     "/etc/slurm/slurm.conf");
+	char *slash = strrchr(path, '/');
+	if (slash)
+		slash[1] = '\0';
+	else
+		xfree(path);
+	xstrcat(path, "omru.conf");
+	return path;
+}
+
+static int configure(omru_ctl_t *c)
+{
+	char err[1024], desc[2048];
+	char *path = conf_path();
+	int rc = omru_ctl_configure(c, path, slurm_conf.state_save_location,
+				    err, sizeof(err));
+	if (rc != OMRU_OK) {
+		error("%s: %s", plugin_type, err);
+	} else {
+		omru_ctl_describe(c, desc, sizeof(desc));
+		info("%s: %s: %s", plugin_type, path, desc);
+		omru_ctl_settings(c, &settings);
+	}
+	xfree(path);
+	return rc == OMRU_OK ? SLURM_SUCCESS : SLURM_ERROR;
+}
+
+extern int omru_plan_init(void)
+{
+	if (!running_in_slurmctld())
+		return SLURM_SUCCESS;
+	ctl = omru_ctl_create();
+	if (!ctl) {
+		error("%s: out of memory", plugin_type);
+		return SLURM_ERROR;
+	}
+	if (configure(ctl) != SLURM_SUCCESS) {
+		/* slurmctld must not start on a bad omru.conf. */
+		omru_ctl_destroy(ctl);
+		ctl = NULL;
+		return SLURM_ERROR;
+	}
+	return SLURM_SUCCESS;
+}
+
+extern void omru_plan_fini(void)
+{
+	slurm_mutex_lock(&plan_lock);
+	omru_ctl_destroy(ctl);
+	ctl = NULL;
+	slurm_mutex_unlock(&plan_lock);
+}
+
+extern void omru_plan_reconfigure(void)
+{
+	if (!ctl)
+		return;
+	slurm_mutex_lock(&plan_lock);
+	if (configure(ctl) != SLURM_SUCCESS)
+		error("%s: omru.conf not applied, the previous configuration "
+		      "stays", plugin_type);
+	dirty = true;
+	slurm_mutex_unlock(&plan_lock);
+}
+
+extern void omru_plan_state_save(void)
+{
+	char err[512];
+	if (!ctl)
+		return;
+	slurm_mutex_lock(&plan_lock);
+	if (omru_ctl_save_state(ctl, err, sizeof(err)) != OMRU_OK)
+		error("%s: cannot save the plan state: %s", plugin_type, err);
+	slurm_mutex_unlock(&plan_lock);
+}
+
+extern void omru_plan_state_restore(void)
+{
+	char err[512];
+	if (!ctl)
+		return;
+	slurm_mutex_lock(&plan_lock);
+	if (omru_ctl_load_state(ctl, err, sizeof(err)) != OMRU_OK)
+		error("%s: ignoring the saved plan state: %s", plugin_type, err);
+	dirty = true;
+	slurm_mutex_unlock(&plan_lock);
+}

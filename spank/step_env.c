@@ -1,0 +1,109 @@
+/*
+ * step_env.c - remote context (slurmstepd), batch step: the environment a
+ * batch script sees must describe the allocation the plan gave, not the
+ * request the user typed.  sbatch exported the user's --gpus as SLURM_GPUS,
+ * and an `srun` in the script would ask for that many GPUs again; when
+ * select/omru changed the count, SLURM_GPUS is stale (Slurm does the same
+ * after `scontrol update TresPerJob=`).  The real allocation is asked from
+ * slurmctld once per batch job (one RPC, as the job's user) and exported:
+ *   SLURM_GPUS  = the job's GPUs (what srun in the script will then use)
+ *   OMRU_GPUS   = the same, for training scripts
+ *   OMRU_NODES  = NODE:GPUS,... of the allocation, in node order
+ * Steps started by srun inherit these from the batch script.  Jobs without
+ * --omru-model are left alone; a failed RPC is logged and changes nothing.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <slurm/slurm.h>
+
+#include "omru_spank.h"
+
+/* "gpu:tesla:2(IDX:0-1)" or "gpu:2(IDX:...)" -> 2; -1 if not a gpu entry. */
+static long gpus_in_detail(const char *s)
+{
+	const char *paren, *colon;
+	long n = 0;
+
+	if (!s || strncmp(s, "gpu", 3) != 0)
+		return -1;
+	paren = strchr(s, '(');
+	if (!paren)
+		paren = s + strlen(s);
+	for (colon = paren; colon > s && colon[-1] != ':'; colon--)
+		;
+	if (colon == s)
+		return -1;
+	for (const char *p = colon; p < paren; p++) {
+		if (*p < '0' || *p > '9' || n > 100000)
+			return -1;
+		n = n * 10 + (*p - '0');
+	}
+	return n;
+}
+
+static int export_var(spank_t sp, const char *name, const char *value)
+{
+	spank_err_t rc = spank_setenv(sp, name, value, 1);
+	if (rc != ESPANK_SUCCESS)
+		slurm_error("%s: cannot set %s: %s", OMRU_SPANK_NAME, name,
+			    spank_strerror(rc));
+	return rc == ESPANK_SUCCESS ? 0 : -1;
+}
+
+extern int omru_step_env_fix(spank_t sp)
+{
+	uint32_t job_id = 0, step_id = 0;
+	job_info_msg_t *msg = NULL;
+	hostlist_t hl = NULL;
+	char total_s[24], *nodes_s = NULL;
+	size_t cap = 0, len = 0;
+	long total = 0;
+
+	if (!(omru_opts.set & OMRU_OPT_MODEL))
+		return 0;
+	if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_STEPID, &step_id) != ESPANK_SUCCESS ||
+	    step_id != SLURM_BATCH_SCRIPT)
+		return 0;
+	if (slurm_load_job(&msg, job_id, SHOW_DETAIL) != SLURM_SUCCESS || !msg ||
+	    msg->record_count < 1) {
+		slurm_error("%s: job %u: cannot read the allocation from "
+			    "slurmctld (%s); SLURM_GPUS left as submitted",
+			    OMRU_SPANK_NAME, job_id, slurm_strerror(slurm_get_errno()));
+		if (msg)
+			slurm_free_job_info_msg(msg);
+		return 0;
+	}
+	slurm_job_info_t *j = &msg->job_array[0];
+	hl = slurm_hostlist_create(j->nodes ? j->nodes : "");
+	for (uint32_t i = 0; hl && i < j->gres_detail_cnt; i++) {
+		char *host = slurm_hostlist_shift(hl);
+		long n = gpus_in_detail(j->gres_detail_str ? j->gres_detail_str[i] : NULL);
+		if (host && n > 0) {
+			size_t need = len + strlen(host) + 24;
+			if (need > cap) {
+				cap = need * 2;
+				nodes_s = realloc(nodes_s, cap);
+				if (!nodes_s)
+					break;
+			}
+			len += snprintf(nodes_s + len, cap - len, "%s%s:%ld",
+					len ? "," : "", host, n);
+			total += n;
+		}
+		free(host);
+	}
+	if (hl)
+		slurm_hostlist_destroy(hl);
+	slurm_free_job_info_msg(msg);
+	if (total > 0 && nodes_s) {
+		snprintf(total_s, sizeof(total_s), "%ld", total);
+		export_var(sp, "SLURM_GPUS", total_s);
+		export_var(sp, OMRU_ENV_GPUS, total_s);
+		export_var(sp, OMRU_ENV_NODES, nodes_s);
+	}
+	free(nodes_s);
+	return 0;
+}

@@ -1,0 +1,465 @@
+// test_controller.cpp - the Slurm-free half of select/omru: a slurmctld
+// snapshot becomes a planner input, the plan becomes per-job answers, the
+// plan choice survives in a state file, site profiles merge.
+#include "check_cxx.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <unistd.h>
+
+#include "controller/controller.hpp"
+#include "controller/plan_input.hpp"
+#include "controller/plan_state.hpp"
+#include "controller/site_profiles.hpp"
+#include "model/csv_table.hpp"
+#include "omru/omru_ctl.h"
+
+using namespace omru;
+using namespace omru::controller;
+
+namespace {
+
+std::shared_ptr<const ProfileTable> profiles(const std::string &csv)
+{
+	return std::make_shared<ProfileTable>(
+		ProfileTable::from_csv(CsvTable::parse("p.csv", csv)));
+}
+
+// resnet: 100 s per epoch on 1 GPU, near-linear to 4 on one node.
+const char *kResnet = "model,gpus,epoch_s\n"
+		      "resnet,1,100\nresnet,2,52\nresnet,4,27\n";
+
+NodeSnap node(const std::string &name, int gpus, int alloc = 0, bool usable = true)
+{
+	NodeSnap n;
+	n.name = name;
+	n.gpus = gpus;
+	n.gpus_alloc = alloc;
+	n.usable = usable;
+	return n;
+}
+
+JobSnap omru_job(uint32_t id, double submit, int lo, int hi, double epochs,
+		 std::vector<int> eligible, const std::string &model = "resnet")
+{
+	JobSnap j;
+	j.job_id = id;
+	j.submit_s = submit;
+	j.omru = true;
+	j.model = model;
+	j.epochs = epochs;
+	j.gpus_min = lo;
+	j.gpus_max = hi;
+	j.gpus = lo;
+	j.time_limit_s = 7200;
+	j.eligible = std::move(eligible);
+	return j;
+}
+
+JobSnap plain_job(uint32_t id, double submit, int gpus, double limit_s,
+		  std::vector<int> eligible)
+{
+	JobSnap j;
+	j.job_id = id;
+	j.submit_s = submit;
+	j.gpus = gpus;
+	j.time_limit_s = limit_s;
+	j.eligible = std::move(eligible);
+	return j;
+}
+
+Snapshot two_nodes_of_4()
+{
+	Snapshot s;
+	s.now_s = 1000;
+	s.nodes = { node("n1", 4), node("n2", 4) };
+	return s;
+}
+
+} // namespace
+
+START_TEST(test_known_model_gets_every_count_of_its_range)
+{
+	Snapshot s = two_nodes_of_4();
+	s.jobs.push_back(omru_job(7, 900, 1, 4, 10, { 0, 1 }));
+	SpeedBook book(profiles(kResnet));
+	BuiltInput b = build_plan_input(s, book, {});
+	ck_assert_int_eq(b.in.jobs.size(), 1);
+	const planner::SpeedCurve &cv = b.in.curves[b.in.jobs[0].curve];
+	ck_assert_int_eq(cv.gpus.size(), 4);
+	ck_assert_int_eq(cv.gpus[0], 1);
+	ck_assert_int_eq(cv.gpus[3], 4);
+	ck_assert_double_eq(cv.epoch_s[0][1], 100);
+	ck_assert_double_eq(cv.epoch_s[3][1], 27);
+	ck_assert_double_eq(b.in.jobs[0].remaining_epochs, 10);
+	ck_assert_int_eq(b.model[0], 0);
+	ck_assert(!b.in.reuse);
+}
+END_TEST
+
+START_TEST(test_unknown_model_runs_its_minimum_for_its_time_limit)
+{
+	Snapshot s = two_nodes_of_4();
+	s.jobs.push_back(omru_job(8, 900, 2, 4, 10, { 0, 1 }, "bert"));
+	SpeedBook book(profiles(kResnet));
+	BuiltInput b = build_plan_input(s, book, {});
+	const planner::SpeedCurve &cv = b.in.curves[b.in.jobs[0].curve];
+	ck_assert_int_eq(cv.gpus.size(), 1);
+	ck_assert_int_eq(cv.gpus[0], 2);
+	ck_assert_double_eq(cv.epoch_s[0][1], 7200);
+	ck_assert_double_eq(b.in.jobs[0].remaining_epochs, 1);
+	ck_assert_int_eq(b.model[0], -1);
+}
+END_TEST
+
+START_TEST(test_plain_job_is_rigid_and_priced_at_its_time_limit)
+{
+	Snapshot s = two_nodes_of_4();
+	s.jobs.push_back(plain_job(9, 900, 3, 600, { 0, 1 }));
+	SpeedBook book(profiles(kResnet));
+	BuiltInput b = build_plan_input(s, book, {});
+	const planner::SpeedCurve &cv = b.in.curves[b.in.jobs[0].curve];
+	ck_assert_int_eq(cv.gpus.size(), 1);
+	ck_assert_int_eq(cv.gpus[0], 3);
+	ck_assert_double_eq(cv.epoch_s[0][1], 600);
+}
+END_TEST
+
+START_TEST(test_plain_job_without_limit_uses_the_default_runtime)
+{
+	Snapshot s = two_nodes_of_4();
+	s.jobs.push_back(plain_job(9, 900, 1, 0, { 0, 1 }));
+	SpeedBook book(profiles(kResnet));
+	BuiltInput b = build_plan_input(s, book, {});
+	ck_assert_double_eq(b.in.curves[0].epoch_s[0][1], kDefaultRuntimeS);
+}
+END_TEST
+
+START_TEST(test_eligible_subset_becomes_a_node_set)
+{
+	Snapshot s;
+	s.now_s = 0;
+	s.nodes = { node("n1", 4), node("n2", 4), node("n3", 8) };
+	s.jobs.push_back(omru_job(1, 0, 1, 4, 1, { 0, 1 }));
+	s.jobs.push_back(omru_job(2, 1, 1, 4, 1, { 0, 1 }));
+	s.jobs.push_back(omru_job(3, 2, 1, 4, 1, { 0, 1, 2 }));
+	SpeedBook book(profiles(kResnet));
+	BuiltInput b = build_plan_input(s, book, {});
+	ck_assert_int_eq(b.in.node_sets.size(), 1);
+	ck_assert_int_eq(b.in.jobs[0].node_set, 0);
+	ck_assert_int_eq(b.in.jobs[1].node_set, 0);
+	ck_assert_int_eq(b.in.jobs[2].node_set, -1); // every node
+	ck_assert_int_eq(b.in.gpus_per_node, 8);
+	ck_assert_int_eq(b.in.node_gpus[2], 8);
+	ck_assert_int_eq(b.in.node_gpus[0], 4);
+}
+END_TEST
+
+START_TEST(test_unusable_node_offers_no_free_gpus)
+{
+	Snapshot s = two_nodes_of_4();
+	s.nodes[1].usable = false;
+	SpeedBook book(profiles(kResnet));
+	s.jobs.push_back(omru_job(1, 0, 1, 4, 1, { 0 }));
+	BuiltInput b = build_plan_input(s, book, {});
+	ck_assert_int_eq(b.in.free_per_node[0], 4);
+	ck_assert_int_eq(b.in.free_per_node[1], 0);
+}
+END_TEST
+
+START_TEST(test_running_job_past_its_prediction_still_holds_its_gpus)
+{
+	Snapshot s = two_nodes_of_4();
+	JobSnap r = plain_job(5, 0, 4, 60, {});
+	r.running = true;
+	r.start_s = 100; // limit 60 s: predicted end 160, now 1000
+	r.where = { { 0, 4 } };
+	s.nodes[0].gpus_alloc = 4;
+	s.jobs.push_back(r);
+	SpeedBook book(profiles(kResnet));
+	BuiltInput b = build_plan_input(s, book, {});
+	const planner::PlanJob &pj = b.in.jobs[0];
+	ck_assert(pj.running);
+	ck_assert_double_eq(pj.progress_start_s, 1000);
+	ck_assert_double_eq(pj.epoch_s * pj.epochs_at_progress_start, 90); // 10% of 900 s
+	ck_assert_int_eq(b.in.free_per_node[0], 0);
+}
+END_TEST
+
+START_TEST(test_pending_beyond_the_cap_are_left_out_by_priority)
+{
+	Snapshot s = two_nodes_of_4();
+	for (uint32_t id = 1; id <= 4; id++) {
+		JobSnap j = plain_job(id, id, 1, 60, { 0, 1 });
+		j.priority = id; // 4 is the most urgent
+		s.jobs.push_back(j);
+	}
+	SpeedBook book(profiles(kResnet));
+	PlanSettings st;
+	st.max_pending = 2;
+	BuiltInput b = build_plan_input(s, book, st);
+	ck_assert_int_eq(b.in.jobs.size(), 2);
+	ck_assert_int_eq(b.job_ids[0], 3);
+	ck_assert_int_eq(b.job_ids[1], 4);
+	ck_assert_int_eq(b.left_out.size(), 2);
+}
+END_TEST
+
+START_TEST(test_job_that_cannot_fit_is_unmodelled)
+{
+	Snapshot s = two_nodes_of_4();
+	s.jobs.push_back(plain_job(1, 0, 16, 60, { 0, 1 }));
+	s.jobs.push_back(plain_job(2, 0, 1, 60, {}));
+	SpeedBook book(profiles(kResnet));
+	BuiltInput b = build_plan_input(s, book, {});
+	ck_assert_int_eq(b.in.jobs.size(), 0);
+	ck_assert_int_eq(b.unmodelled.size(), 2);
+}
+END_TEST
+
+START_TEST(test_controller_starts_what_fits_and_dates_the_rest)
+{
+	Snapshot s = two_nodes_of_4();
+	// Two 4-GPU-wide jobs and a third that must wait for one of them.
+	s.jobs.push_back(omru_job(1, 0, 4, 4, 10, { 0, 1 }));
+	s.jobs.push_back(omru_job(2, 1, 4, 4, 10, { 0, 1 }));
+	s.jobs.push_back(omru_job(3, 2, 4, 4, 10, { 0, 1 }));
+	Controller c(profiles(kResnet), {});
+	c.plan(s);
+	int starts = 0, waits = 0;
+	for (uint32_t id = 1; id <= 3; id++) {
+		const Decision *d = c.lookup(id);
+		ck_assert_ptr_nonnull(d);
+		if (d->kind == Decision::Kind::Start) {
+			starts++;
+			ck_assert_int_eq(d->gpus, 4);
+			ck_assert_int_eq(d->where.size(), 1);
+			ck_assert_double_eq(d->runtime_s, 270);
+			ck_assert(d->profile == ProfileSource::Site);
+		} else {
+			waits++;
+			ck_assert(d->kind == Decision::Kind::Wait);
+			ck_assert_double_eq(d->start_s, 1270);
+		}
+	}
+	ck_assert_int_eq(starts, 2);
+	ck_assert_int_eq(waits, 1);
+	ck_assert_ptr_null(c.lookup(99));
+	ck_assert_int_eq(c.stats().plans, 1);
+}
+END_TEST
+
+START_TEST(test_controller_plan_is_stable_when_nothing_changes)
+{
+	Snapshot s = two_nodes_of_4();
+	for (uint32_t id = 1; id <= 6; id++)
+		s.jobs.push_back(omru_job(id, id, 1, 4, 5 + id, { 0, 1 }));
+	Controller c(profiles(kResnet), {});
+	c.plan(s);
+	std::vector<std::pair<int, int>> first;
+	for (uint32_t id = 1; id <= 6; id++)
+		first.emplace_back(int(c.lookup(id)->kind), c.lookup(id)->gpus);
+	planner::PlanChoice choice = c.choice();
+	c.plan(s);
+	for (uint32_t id = 1; id <= 6; id++) {
+		ck_assert_int_eq(int(c.lookup(id)->kind), first[id - 1].first);
+		ck_assert_int_eq(c.lookup(id)->gpus, first[id - 1].second);
+	}
+	ck_assert_double_eq(c.choice().budget_s, choice.budget_s);
+}
+END_TEST
+
+START_TEST(test_estimated_count_is_marked_estimated)
+{
+	Snapshot s = two_nodes_of_4();
+	s.jobs.push_back(omru_job(1, 0, 3, 3, 10, { 0, 1 }));
+	Controller c(profiles(kResnet), {});
+	c.plan(s);
+	ck_assert(c.lookup(1)->profile == ProfileSource::Estimated);
+	ck_assert_int_eq(c.lookup(1)->gpus, 3);
+}
+END_TEST
+
+START_TEST(test_plan_state_round_trips)
+{
+	planner::PlanChoice c;
+	c.budget_s = 1234.5;
+	c.order = 2;
+	c.moved = { { 17, 4 }, { 23, 2 } };
+	c.valid = true;
+	std::string text = format_plan_state(c);
+	ck_assert_string_eq(text, "omru-plan-state 1\nbudget_s 1234.5\norder 2\nmoved 17:4 23:2\n");
+	auto back = parse_plan_state(text, "f");
+	ck_assert(back.ok());
+	ck_assert_double_eq(back.value().budget_s, 1234.5);
+	ck_assert_int_eq(back.value().order, 2);
+	ck_assert_int_eq(back.value().moved.size(), 2);
+	ck_assert(back.value().valid);
+}
+END_TEST
+
+START_TEST(test_plan_state_rejects_garbage_with_the_line)
+{
+	auto r = parse_plan_state("omru-plan-state 1\nbudget_s -3\norder 1\nmoved\n", "s");
+	ck_assert(!r.ok());
+	ck_assert_string_eq(r.error(), "s:2: budget_s must be a finite number >= 0");
+	r = parse_plan_state("hello\n", "s");
+	ck_assert_string_eq(r.error(), "s:1: not an omru plan state file");
+	r = parse_plan_state("omru-plan-state 9\n", "s");
+	ck_assert_string_eq(r.error(), "s:1: version 9 (this build reads 1)");
+	r = parse_plan_state("omru-plan-state 1\nbudget_s 1\norder 1\nmoved 5:2 3:1\n", "s");
+	ck_assert_string_eq(r.error(), "s:4: moved entries must ascend by job id");
+}
+END_TEST
+
+START_TEST(test_plan_state_saves_atomically_and_loads)
+{
+	char dir[] = "/tmp/omru-state-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	std::string sub = std::string(dir) + "/omru";
+	planner::PlanChoice c;
+	c.budget_s = 10;
+	c.order = 1;
+	c.valid = true;
+	ck_assert_string_eq(save_plan_state(sub, c), "");
+	auto back = load_plan_state(sub);
+	ck_assert(back.ok());
+	ck_assert(back.value().valid);
+	ck_assert_double_eq(back.value().budget_s, 10);
+	ck_assert_int_eq(access((sub + "/plan_state.new").c_str(), F_OK), -1);
+	// A missing file is a fresh start, not an error.
+	auto none = load_plan_state(std::string(dir) + "/nothing");
+	ck_assert(none.ok());
+	ck_assert(!none.value().valid);
+	std::remove((sub + "/plan_state").c_str());
+	rmdir(sub.c_str());
+	rmdir(dir);
+}
+END_TEST
+
+START_TEST(test_site_profiles_merge_first_file_wins)
+{
+	char a[] = "/tmp/omru-prof-a-XXXXXX", b[] = "/tmp/omru-prof-b-XXXXXX";
+	int fa = mkstemp(a), fb = mkstemp(b);
+	ck_assert(fa >= 0 && fb >= 0);
+	close(fa);
+	close(fb);
+	std::ofstream(a) << "model,gpus,epoch_s\nresnet,1,100\n";
+	std::ofstream(b) << "model,gpus,epoch_s,nodes\nresnet,1,50\nvgg,2,30,1\n";
+	auto p = load_site_profiles({ a, b });
+	ck_assert(p.ok());
+	ck_assert_int_eq(p.value().rows, 2);
+	ck_assert_int_eq(p.value().warnings.size(), 1);
+	const ProfileTable &t = *p.value().table;
+	ck_assert_double_eq(*t.epoch_s(t.model_id("resnet"), 1, 1), 100);
+	ck_assert_double_eq(*t.epoch_s(t.model_id("vgg"), 2, 1), 30);
+	std::remove(a);
+	std::remove(b);
+}
+END_TEST
+
+START_TEST(test_site_profiles_report_the_bad_file_and_line)
+{
+	char a[] = "/tmp/omru-prof-c-XXXXXX";
+	int fa = mkstemp(a);
+	close(fa);
+	std::ofstream(a) << "model,gpus,epoch_s\nresnet,1,-5\n";
+	auto p = load_site_profiles({ a });
+	ck_assert(!p.ok());
+	ck_assert(p.error().rfind(std::string(a) + ":2:", 0) == 0);
+	std::remove(a);
+}
+END_TEST
+
+START_TEST(test_c_api_plans_and_answers)
+{
+	omru_ctl_t *c = omru_ctl_create();
+	ck_assert_ptr_nonnull(c);
+	char err[256];
+	ck_assert_int_eq(omru_ctl_configure(c, "/nonexistent/omru.conf", "/tmp", err, sizeof(err)), OMRU_OK);
+	ck_assert_int_eq(omru_ctl_snapshot_begin(c, 100, 2), OMRU_OK);
+	ck_assert_int_eq(omru_ctl_snapshot_node(c, 0, "n1", 4, 0, 1), OMRU_OK);
+	ck_assert_int_eq(omru_ctl_snapshot_node(c, 1, "n2", 4, 0, 1), OMRU_OK);
+	ck_assert_int_eq(omru_ctl_snapshot_node(c, 2, "n3", 4, 0, 1), OMRU_EINVAL);
+	int elig[] = { 0, 1 };
+	omru_ctl_job_t j = {};
+	j.job_id = 42;
+	j.submit_s = 90;
+	j.time_limit_s = 600;
+	j.gpus = 2;
+	j.eligible = elig;
+	j.eligible_count = 2;
+	ck_assert_int_eq(omru_ctl_snapshot_job(c, &j, err, sizeof(err)), OMRU_OK);
+	int bad_elig[] = { 1, 0 };
+	omru_ctl_job_t bad = j;
+	bad.job_id = 43;
+	bad.eligible = bad_elig;
+	ck_assert_int_eq(omru_ctl_snapshot_job(c, &bad, err, sizeof(err)), OMRU_EINVAL);
+	ck_assert_str_eq(err, "eligible node indices must ascend within the cluster");
+	ck_assert_int_eq(omru_ctl_plan(c, err, sizeof(err)), OMRU_OK);
+	omru_ctl_decision_t d;
+	ck_assert_int_eq(omru_ctl_lookup(c, 42, &d), 1);
+	ck_assert_int_eq(d.kind, OMRU_DECIDE_START);
+	ck_assert_int_eq(d.gpus, 2);
+	ck_assert_int_eq(d.where_count, 1);
+	int node = -1, gpus = -1;
+	ck_assert_int_eq(omru_ctl_decision_where(&d, 0, &node, &gpus), OMRU_OK);
+	ck_assert_int_eq(gpus, 2);
+	ck_assert_int_eq(omru_ctl_lookup(c, 43, &d), 0);
+	ck_assert_int_eq(d.kind, OMRU_DECIDE_PASS);
+	char line[512];
+	omru_job_options_t o = {};
+	o.set = OMRU_OPT_MODEL | OMRU_OPT_EPOCHS | OMRU_OPT_GPUS;
+	std::snprintf(o.model, sizeof(o.model), "resnet");
+	o.epochs = 90;
+	o.gpus_min = 1;
+	o.gpus_max = 4;
+	ck_assert_int_eq(omru_ctl_admin_comment(c, 42, &o, "n1", 0, line, sizeof(line)), OMRU_OK);
+	std::string s = line;
+	ck_assert(s.rfind("omru: gpus=2 nodes=n1 planned_start=", 0) == 0);
+	ck_assert(s.find(" predicted_s=600 profile=default model=resnet epochs=90 range=1-4") != std::string::npos);
+	omru_ctl_destroy(c);
+}
+END_TEST
+
+START_TEST(test_select_gpus_prefers_the_nvlinked_pair)
+{
+	// GPUs 0-1 and 2-3 NVLinked; 1 is busy: the pair is 2,3, not 0,2.
+	int links[16] = { -1, 1, 0, 0, 1, -1, 0, 0, 0, 0, -1, 1, 0, 0, 1, -1 };
+	unsigned char free_map[4] = { 1, 0, 1, 1 };
+	int slots[2];
+	ck_assert_int_eq(omru_select_gpus(links, 4, free_map, 2, slots), OMRU_OK);
+	ck_assert_int_eq(slots[0], 2);
+	ck_assert_int_eq(slots[1], 3);
+	ck_assert_int_eq(omru_select_gpus(links, 4, free_map, 4, slots), OMRU_EINVAL);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("controller");
+	TCase *tc = tcase_create("controller");
+	tcase_add_test(tc, test_known_model_gets_every_count_of_its_range);
+	tcase_add_test(tc, test_unknown_model_runs_its_minimum_for_its_time_limit);
+	tcase_add_test(tc, test_plain_job_is_rigid_and_priced_at_its_time_limit);
+	tcase_add_test(tc, test_plain_job_without_limit_uses_the_default_runtime);
+	tcase_add_test(tc, test_eligible_subset_becomes_a_node_set);
+	tcase_add_test(tc, test_unusable_node_offers_no_free_gpus);
+	tcase_add_test(tc, test_running_job_past_its_prediction_still_holds_its_gpus);
+	tcase_add_test(tc, test_pending_beyond_the_cap_are_left_out_by_priority);
+	tcase_add_test(tc, test_job_that_cannot_fit_is_unmodelled);
+	tcase_add_test(tc, test_controller_starts_what_fits_and_dates_the_rest);
+	tcase_add_test(tc, test_controller_plan_is_stable_when_nothing_changes);
+	tcase_add_test(tc, test_estimated_count_is_marked_estimated);
+	tcase_add_test(tc, test_plan_state_round_trips);
+	tcase_add_test(tc, test_plan_state_rejects_garbage_with_the_line);
+	tcase_add_test(tc, test_plan_state_saves_atomically_and_loads);
+	tcase_add_test(tc, test_site_profiles_merge_first_file_wins);
+	tcase_add_test(tc, test_site_profiles_report_the_bad_file_and_line);
+	tcase_add_test(tc, test_c_api_plans_and_answers);
+	tcase_add_test(tc, test_select_gpus_prefers_the_nvlinked_pair);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}

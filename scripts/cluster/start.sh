@@ -374,7 +374,8 @@ start_slurmds() {
 # get there (invalid config, drained) ends the wait at once.
 all_nodes_idle() {
   local states
-  states=$(sinfo -h -N -o '%N %T' 2>/dev/null) || return 1
+  # A node in several partitions is listed once per partition.
+  states=$(sinfo -h -N -o '%N %T' 2>/dev/null | sort -u) || return 1
   if grep -qE ' (inval|drain|drained|draining|fail)' <<<"$states"; then
     NODE_PROBLEM=$states
     return 0

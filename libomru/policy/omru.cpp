@@ -75,6 +75,7 @@ class Omru final : public Policy {
 		in.restart_overhead_s = ctx.restart_overhead_s();
 		in.objective = opts_.omru_objective;
 		in.fairness_factor = opts_.omru_fairness;
+		in.reuse = opts_.omru_resize;
 		job_of_.clear();
 		for (const std::vector<int> *list : { &ctx.running(), &ctx.pending() })
 			for (int job : *list) {

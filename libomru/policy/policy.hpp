@@ -23,6 +23,9 @@ struct PolicyOptions {
 	// omru: what the plan minimises, and the fairness guard (0: off).
 	planner::Objective omru_objective = planner::Objective::Makespan;
 	double omru_fairness = 0;
+	// omru: grow running jobs into idle GPUs (GPU reuse).  Off predicts
+	// select/omru, which cannot resize jobs without checkpoint/restart.
+	bool omru_resize = true;
 };
 
 class Policy {

@@ -122,11 +122,15 @@ static void job_options(job_record_t *job_ptr, job_gpus_t *g)
 		    (const char *const *) job_ptr->spank_job_env,
 		    job_ptr->spank_job_env_size, &g->opts, err, sizeof(err))
 	    != OMRU_OK) {
+		/* Said once per job: job_test runs for it many times. */
+		static uint32_t last_reported = 0;
 		g->opts_ok = false;
 		memset(&g->opts, 0, sizeof(g->opts));
-		error("%s: %pJ: invalid OMRU options in spank_job_env (%s); "
-		      "scheduled as a plain cons_tres job", plugin_type,
-		      job_ptr, err);
+		if (last_reported != job_ptr->job_id)
+			error("%s: %pJ: invalid OMRU options in spank_job_env "
+			      "(%s); scheduled as a plain cons_tres job",
+			      plugin_type, job_ptr, err);
+		last_reported = job_ptr->job_id;
 	}
 }
 

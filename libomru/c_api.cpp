@@ -5,40 +5,13 @@
 #include <cstring>
 #include <exception>
 
+#include "c_boundary.hpp"
 #include "job_options.hpp"
 #include "spank_config.hpp"
 
-namespace {
-
-void put(char *buf, size_t len, const std::string &msg)
-{
-	if (!buf || len == 0)
-		return;
-	std::snprintf(buf, len, "%s", msg.c_str());
-}
-
-// Runs `body` (which returns an omru_* code), turning any exception into
-// OMRU_EINTERNAL with a message instead of letting it cross into C.
-template <typename F> int guarded(char *err, size_t errlen, F body)
-{
-	try {
-		return body();
-	} catch (const std::exception &e) {
-		put(err, errlen, std::string("internal error: ") + e.what());
-	} catch (...) {
-		put(err, errlen, "internal error");
-	}
-	return OMRU_EINTERNAL;
-}
-
-template <typename T>
-int fail_with(const omru::Parsed<T> &r, char *err, size_t errlen)
-{
-	put(err, errlen, r.error());
-	return OMRU_EINVAL;
-}
-
-} // namespace
+using omru::fail_with;
+using omru::guarded;
+using omru::put;
 
 extern "C" {
 

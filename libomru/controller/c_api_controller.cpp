@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "c_boundary.hpp"
 #include "controller/controller.hpp"
 #include "controller/omru_conf.hpp"
 #include "controller/plan_state.hpp"
@@ -18,6 +19,8 @@
 
 using omru::controller::Controller;
 using omru::controller::Decision;
+using omru::guarded;
+using omru::put;
 
 struct omru_ctl {
 	omru::controller::OmruConf conf;
@@ -29,24 +32,6 @@ struct omru_ctl {
 };
 
 namespace {
-
-void put(char *buf, size_t len, const std::string &msg)
-{
-	if (buf && len)
-		std::snprintf(buf, len, "%s", msg.c_str());
-}
-
-template <typename F> int guarded(char *err, size_t errlen, F body)
-{
-	try {
-		return body();
-	} catch (const std::exception &e) {
-		put(err, errlen, std::string("internal error: ") + e.what());
-	} catch (...) {
-		put(err, errlen, "internal error");
-	}
-	return OMRU_EINTERNAL;
-}
 
 omru::controller::PlanSettings settings_of(const omru::controller::OmruConf &c)
 {

@@ -91,6 +91,16 @@ std::string number_in(std::string_view v, double lo, double hi, double &out,
 	return "";
 }
 
+std::string whole_in(std::string_view v, int lo, int hi, int &out)
+{
+	double d;
+	if (!number_in(v, lo, hi, d, "a whole number").empty() || d != std::floor(d))
+		return "must be a whole number from " + std::to_string(lo) + " to " +
+		       std::to_string(hi);
+	out = static_cast<int>(d);
+	return "";
+}
+
 std::string path_value(std::string_view v, std::string &out)
 {
 	if (v.empty() || v.front() != '/')
@@ -153,26 +163,16 @@ const std::vector<Key> &keys()
 			  return number_in(v, 1, 60000, c.plan_time_max_ms, "milliseconds");
 		  } },
 		{ "CpusPerGpu",
-		  [](std::string_view v, OmruConf &c) -> std::string {
-			  double d;
-			  std::string e = number_in(v, 0, 1024, d, "a whole number");
-			  if (!e.empty() || d != std::floor(d))
-				  return "must be a whole number from 0 to 1024";
-			  c.cpus_per_gpu = static_cast<int>(d);
-			  return "";
+		  [](std::string_view v, OmruConf &c) {
+			  return whole_in(v, 0, 1024, c.cpus_per_gpu);
 		  } },
 		{ "PlanRigidJobs",
 		  [](std::string_view v, OmruConf &c) -> std::string {
 			  return parse_bool(v, c.plan_rigid_jobs) ? "" : "must be yes or no";
 		  } },
 		{ "MaxPendingPlanned",
-		  [](std::string_view v, OmruConf &c) -> std::string {
-			  double d;
-			  std::string e = number_in(v, 1, 1000000, d, "a whole number");
-			  if (!e.empty() || d != std::floor(d))
-				  return "must be a whole number from 1 to 1000000";
-			  c.max_pending_planned = static_cast<int>(d);
-			  return "";
+		  [](std::string_view v, OmruConf &c) {
+			  return whole_in(v, 1, 1000000, c.max_pending_planned);
 		  } },
 		{ "LogPlans",
 		  [](std::string_view v, OmruConf &c) -> std::string {

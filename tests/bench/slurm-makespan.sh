@@ -29,6 +29,7 @@ port=${OMRU_BENCH_PORT_BASE:-17500}
   { echo "slurm-makespan: build $build first" >&2; exit 2; }
 
 work=$(mktemp -d /tmp/omru-bench.XXXXXX)
+chmod 755 "$work" # munged needs a world-searchable socket path
 state=$work/c
 trap '"$top/scripts/cluster/stop.sh" --state "$state" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 awk -F, -v s="$scale" 'BEGIN { OFS = "," } NR == 1 || /^#/ { print; next }

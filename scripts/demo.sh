@@ -53,6 +53,7 @@ CONF
 # shellcheck disable=SC1091
 . "$state/env.sh"
 
+rm -rf "$state/out"  # checkpoints of an earlier run would be resumed
 mkdir -p "$state/out"
 # sbatch copies the job script into its spool: the environment tells the
 # copy where everything is.
@@ -83,8 +84,8 @@ scontrol release "$joblist"
 released=$(date +%s)
 sleep 3
 echo "== the plan: GPU counts and planned starts (squeue --start)"
-squeue --start -j "$joblist" -o '%.6i %.16j %.8T %.6b %.20S %R' 2>/dev/null | sed 's/^/  /'
-squeue -j "$joblist" -t RUNNING -o '  %.6i %.16j %.8T %.12b %N'
+squeue --start -j "$joblist" -O 'JobID:7,Name:16,State:9,tres-per-job:14,StartTime:21,ReasonList:40' 2>/dev/null | sed 's/^/  /'
+squeue -j "$joblist" -t RUNNING -O 'JobID:7,Name:16,State:9,tres-per-job:14,NodeList:20' | sed 's/^/  /'
 plan_line=$(grep 'select/omru_cons_tres: plan: ' "$OMRU_CLUSTER_CTLD_LOG" | tail -n1)
 predicted_end=$(sed -n 's/.* ends_at=\([0-9]*\).*/\1/p' <<<"$plan_line")
 
@@ -92,7 +93,7 @@ echo "== squeue while the workload runs"
 start=$(date +%s)
 while squeue -h -j "$joblist" 2>/dev/null | grep -q .; do
   echo "--- t=$(( $(date +%s) - start )) s"
-  squeue -j "$joblist" -o '%.6i %.16j %.9T %.10M %.6D %.12b %R'
+  squeue -j "$joblist" -O 'JobID:7,Name:16,State:9,TimeUsed:8,NumNodes:6,tres-per-job:14,ReasonList:40'
   sleep 5
   [ $(( $(date +%s) - start )) -lt 600 ] || { echo "demo.sh: workload did not finish in 600 s" >&2; exit 1; }
 done
@@ -108,7 +109,10 @@ sacct -X -j "$joblist" -o JobID,JobName%16,AllocTRES%48,NNodes,Start,End,Elapsed
 echo "== what the plan did (sacct -o JobID,AdminComment%200)"
 sacct -n -X -P -j "$joblist" -o JobID,AdminComment | sed 's/^/  /; s/|/  /'
 last_end=$(sacct -n -X -P -j "$joblist" -o End | xargs -I{} date -d {} +%s | sort -n | tail -n1)
-if [ -n "${predicted_end:-}" ] && [ -n "$last_end" ]; then
+# Jobs without a profile are priced at their time limit (profile=default):
+# a prediction worth comparing needs profiles (the --emulate workload).
+if [ -n "${predicted_end:-}" ] && [ -n "$last_end" ] &&
+   ! sacct -n -X -P -j "$joblist" -o AdminComment | grep -q 'profile=default'; then
   awk -v r="$released" -v p="$predicted_end" -v e="$last_end" 'BEGIN {
     printf "== makespan %d s; the plan predicted %d s when the batch was released (real/predicted %.2f)\n",
       e - r, p - r, (p > r) ? (e - r) / (p - r) : 0 }'

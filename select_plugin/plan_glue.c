@@ -523,7 +523,14 @@ extern int omru_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 			    node < bit_size(planned))
 				bit_set(planned, node);
 		}
-		bit_and(node_bitmap, planned);
+		/*
+		 * The plan packs GPUs on the fewest nodes; a job that asked
+		 * for more nodes (-N) than that keeps every eligible node and
+		 * cons_tres spreads it (the next plan reads where it went).
+		 */
+		if (!job_ptr->details ||
+		    job_ptr->details->min_nodes <= (uint32_t) d.where_count)
+			bit_and(node_bitmap, planned);
 		FREE_NULL_BITMAP(planned);
 		rc = DELEGATE();
 		if (rc == SLURM_SUCCESS)

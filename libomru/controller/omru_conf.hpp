@@ -15,29 +15,53 @@
 namespace omru {
 namespace controller {
 
+// The settings of omru.conf, each at its default (doc/omru.conf.5).
 struct OmruConf {
-	planner::Objective objective = planner::Objective::Makespan;
-	double fairness_factor = 0;             // 0 = off, else >= 1
-	std::vector<std::string> profile_files; // in order
-	std::string state_dir;                  // "" = StateSaveLocation/omru
-	double plan_interval_min_s = 1;
-	double plan_interval_max_s = 30;
-	double plan_time_max_ms = 200;
-	int cpus_per_gpu = 0;                   // 0 = leave CPUs alone
-	bool plan_rigid_jobs = true;
-	int max_pending_planned = 5000;
-	bool log_plans = false;
+	planner::Objective objective = planner::Objective::Makespan; // Objective=
+	double fairness_factor = 0;             // FairnessFactor=: 0 = off, else 1..1000
+	std::vector<std::string> profile_files; // ProfileFile=, in the file's order
+	std::string state_dir;                  // StateDir=; "" = StateSaveLocation/omru
+	double plan_interval_min_s = 1;         // PlanIntervalMin=, 0..3600
+	double plan_interval_max_s = 30;        // PlanIntervalMax=, 1..86400, >= min
+	double plan_time_max_ms = 200;          // PlanTimeMax=, 1..60000
+	int cpus_per_gpu = 0;                   // CpusPerGpu=, 0..1024; 0 = leave CPUs alone
+	bool plan_rigid_jobs = true;            // PlanRigidJobs=
+	int max_pending_planned = 5000;         // MaxPendingPlanned=, 1..1000000
+	bool log_plans = false;                 // LogPlans=
 };
 
-constexpr size_t kMaxOmruConfBytes = 1u << 20;
-constexpr size_t kMaxOmruConfLine = 4096;
+constexpr size_t kMaxOmruConfBytes = 1u << 20; // the whole file
+constexpr size_t kMaxOmruConfLine = 4096;      // one line, without its newline
+constexpr size_t kMaxOmruConfPath = 4095;      // ProfileFile=, StateDir=
 
-// `file` names the text in messages.
+// None of these throws anything but std::bad_alloc.
+
+/*
+ * parse_omru_conf - parses the text of omru.conf.
+ * IN text - the whole file
+ * IN file - names the text in messages ("FILE:LINE: ...")
+ * RET the settings, or the first error: "FILE:LINE: KEY=VALUE: what is
+ *     allowed" (or "FILE:LINE: what is wrong" for a line that is no setting)
+ */
 Parsed<OmruConf> parse_omru_conf(std::string_view text, const std::string &file);
-// Reads and parses `path`; a missing file gives the defaults when
-// `missing_ok`, else it is an error.
+
+/*
+ * load_omru_conf - reads (a regular file of at most kMaxOmruConfBytes) and
+ * parses omru.conf.
+ * IN path - the file; it names the text in messages
+ * IN missing_ok - when true a missing file (ENOENT) gives the defaults;
+ *     when false it is an error
+ * RET the settings, or "PATH: cannot read: REASON", "PATH: larger than
+ *     1 MiB" or a parse_omru_conf error
+ */
 Parsed<OmruConf> load_omru_conf(const std::string &path, bool missing_ok);
-// Every key on one line ("Objective=makespan FairnessFactor=0 ...").
+
+/*
+ * format_omru_conf - every key on one line, for the log and for tests:
+ * "Objective=makespan FairnessFactor=0 ProfileFile=(none) StateDir=(default)
+ * PlanIntervalMin=1 ...".  Numbers are written in the shortest decimal that
+ * reads back the same; ProfileFile= repeats per file.
+ */
 std::string format_omru_conf(const OmruConf &c);
 
 } // namespace controller

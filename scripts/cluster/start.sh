@@ -86,6 +86,11 @@ parse_args() {
           --partitions) PARTITIONS=$2 ;;
           --sched-params) SCHED_EXTRA=$2 ;;
         esac
+        # An empty value would silently mean "the default" for these.
+        case $1 in
+          --omru-conf | --gpus-per-node | --partitions)
+            [ -n "$2" ] || die "$1 needs a non-empty value" ;;
+        esac
         shift 2 ;;
       *) usage >&2; die "unknown argument '$1'" ;;
     esac
@@ -121,8 +126,11 @@ validate_args() {
   fi
   validate_gpus_per_node
   validate_partitions
-  [[ $SCHED_EXTRA =~ ^[A-Za-z0-9_=,.:-]*$ ]] ||
-    die "--sched-params=$SCHED_EXTRA: only key=value items separated by commas"
+  if [ -n "$SCHED_EXTRA" ] &&
+    ! [[ $SCHED_EXTRA =~ ^[A-Za-z0-9_=.:-]+(,[A-Za-z0-9_=.:-]+)*$ ]]; then
+    die "--sched-params=$SCHED_EXTRA: must be SchedulerParameters items" \
+      "(key or key=value of [A-Za-z0-9_=.:-]) separated by single commas"
+  fi
   if [ -n "$EXTRA_PLUGIN_DIR" ]; then
     [ -d "$EXTRA_PLUGIN_DIR" ] || die "--plugin-dir=$EXTRA_PLUGIN_DIR: no such directory"
     EXTRA_PLUGIN_DIR=$(cd "$EXTRA_PLUGIN_DIR" && pwd)
@@ -140,38 +148,55 @@ validate_args() {
 }
 
 # validate_gpus_per_node: one count for all loopback nodes or one per node;
-# sets NODE_GPUS (array, index 1..NODES) and MAX_GPUS.
+# sets NODE_GPUS (array, index 1..NODES) and MAX_GPUS (device files needed:
+# the largest loopback node, and GPUS_PER_NODE when there are namespace nodes).
 validate_gpus_per_node() {
+  [[ $GPUS_ARG =~ ^[0-9]{1,3}(,[0-9]{1,3})*$ ]] ||
+    die "--gpus-per-node=$GPUS_ARG: must be one count G or a comma list" \
+      "G1,G2,... with one count per --nodes node, each an integer 0..16"
   local -a list
   IFS=, read -r -a list <<<"$GPUS_ARG"
   local g i
-  [ ${#list[@]} -ge 1 ] || die "--gpus-per-node: give a count"
   for g in "${list[@]}"; do
-    [[ $g =~ ^[0-9]+$ ]] && [ "$g" -le 16 ] ||
+    [ $((10#$g)) -le 16 ] ||
       die "--gpus-per-node=$GPUS_ARG: each count must be an integer 0..16"
   done
   if [ ${#list[@]} -ne 1 ] && [ ${#list[@]} -ne "$NODES" ]; then
-    die "--gpus-per-node=$GPUS_ARG: give one count, or one per node (--nodes $NODES)"
+    die "--gpus-per-node=$GPUS_ARG: ${#list[@]} counts; give one count for" \
+      "every node, or exactly one per node (--nodes $NODES)"
   fi
-  NODE_GPUS=() MAX_GPUS=4
+  NODE_GPUS=() MAX_GPUS=0
+  [ "$NETNS" -eq 0 ] || MAX_GPUS=$GPUS_PER_NODE
   for ((i = 1; i <= NODES; i++)); do
     if [ ${#list[@]} -eq 1 ]; then g=${list[0]}; else g=${list[$((i - 1))]}; fi
+    g=$((10#$g)) # "08" is 8, not an octal error later
     NODE_GPUS[i]=$g
     [ "$g" -le "$MAX_GPUS" ] || MAX_GPUS=$g
   done
 }
 
-# validate_partitions: NAME:HOSTLIST entries separated by ';' (slurmctld
-# checks the node names themselves).
+# validate_partitions: NAME:HOSTLIST entries separated by ';', names unique
+# (slurmctld checks the node names themselves: a wrong one makes it exit,
+# and start.sh then shows its log).  Sets DEFAULT_PARTITION.
 validate_partitions() {
+  DEFAULT_PARTITION=gpu
   [ -n "$PARTITIONS" ] || return 0
   local -a parts
   IFS=';' read -r -a parts <<<"$PARTITIONS"
-  local p
+  [[ $PARTITIONS != *';' ]] || parts+=("")
+  local p name
+  local -A seen=()
   for p in "${parts[@]}"; do
+    [ -n "$p" ] || die "--partitions=$PARTITIONS: empty entry" \
+      "(entries are NAME:NODES separated by single ';')"
     [[ $p =~ ^[A-Za-z0-9_]+:[][A-Za-z0-9_,-]+$ ]] ||
-      die "--partitions: '$p' must be NAME:NODES (NAME of [A-Za-z0-9_], NODES a hostlist like n[1-2],n4)"
+      die "--partitions: '$p' must be NAME:NODES (NAME of [A-Za-z0-9_]," \
+        "NODES a non-empty hostlist like n[1-2],n4 or ALL), entries separated by ';'"
+    name=${p%%:*}
+    [ -z "${seen[$name]:-}" ] || die "--partitions: partition '$name' given twice"
+    seen[$name]=1
   done
+  DEFAULT_PARTITION=${parts[0]%%:*}
 }
 
 # find_plugin_dirs: the system's Slurm plugin directory plus --plugin-dir, and

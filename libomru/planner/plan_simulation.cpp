@@ -1,8 +1,9 @@
 // plan_simulation.cpp - see plan_simulation.hpp.
 //
 // Placement is pack_gpus (fewest nodes, fullest node that fits) on the
-// simulated free GPUs, exactly as the caller will place the jobs the plan
-// starts now; a spread whose time is kNoRow is not used (the job waits).
+// simulated free GPUs of the job's node set, exactly as the caller will
+// place the jobs the plan starts now; a spread whose time is kNoRow is not
+// used (the job waits).
 //
 // Reuse.  When every pending job has started and GPUs are idle, running jobs
 // grow: under the makespan objective, first the job that ends last, as long
@@ -105,12 +106,8 @@ class PlanRun {
 	std::optional<NodeCounts> pack_in_set(const std::vector<int> &free, int gpus,
 					      int set) const
 	{
-		if (set < 0)
-			return pack_gpus(free, gpus);
-		std::vector<int> masked(free.size(), 0);
-		for (int n : in_.node_sets[set])
-			masked[n] = free[n];
-		return pack_gpus(masked, gpus);
+		return set < 0 ? pack_gpus(free, gpus)
+			       : pack_gpus(free, gpus, in_.node_sets[set]);
 	}
 	void take(const NodeCounts &where)
 	{
@@ -456,7 +453,11 @@ Outcome PlanRun::run()
 				finish(e.job);
 		}
 	}
-	out_.unplaced = waiting_;
+	// Pending jobs the candidate left out never fit their node set.
+	int pending = 0;
+	for (const PlanJob &pj : in_.jobs)
+		pending += !pj.running;
+	out_.unplaced = waiting_ + pending - static_cast<int>(c_.order.size());
 	return std::move(out_);
 }
 
@@ -465,6 +466,17 @@ Outcome PlanRun::run()
 Outcome simulate_plan(const PlanInput &in, const Candidate &c, bool record)
 {
 	return PlanRun(in, c, record).run();
+}
+
+bool fits_when_idle(const PlanInput &in, const SpeedCurve &cv, size_t option,
+		    int set)
+{
+	std::vector<int> all(in.nodes);
+	for (int n = 0; n < in.nodes; n++)
+		all[n] = in.capacity(n);
+	auto where = set < 0 ? pack_gpus(all, cv.gpus[option])
+			     : pack_gpus(all, cv.gpus[option], in.node_sets[set]);
+	return where && !std::isnan(cv.epoch_s[option][where->size()]);
 }
 
 } // namespace planner

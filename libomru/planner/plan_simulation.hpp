@@ -22,7 +22,8 @@ struct Candidate {
 	// Per PlanInput::jobs entry: index into its curve's gpus for a pending
 	// job (ignored for running ones).
 	std::vector<int> option;
-	// Pending jobs, highest priority first.
+	// Pending jobs, highest priority first.  A pending job left out is
+	// unplaced (its option never fits its node set: fits_when_idle).
 	std::vector<int> order;
 };
 
@@ -43,6 +44,16 @@ inline bool clearly_less(double a, double b)
 }
 
 Outcome simulate_plan(const PlanInput &in, const Candidate &c, bool record);
+
+// Whether `cv.gpus[option]` GPUs ever start on node set `set` (-1: every
+// node): packed on the set's nodes with all their GPUs free, the spread
+// has a time.  List scheduling starts every job whose option passes (the
+// jobs before it end, then it fits); a job whose option fails would wait
+// for ever and hold up GPU reuse, so the planner gives it another option
+// or leaves it out of the order.  Always true on identical nodes without
+// node sets (check_plan_input: every count has its packed time).
+bool fits_when_idle(const PlanInput &in, const SpeedCurve &cv, size_t option,
+		    int set);
 
 } // namespace planner
 } // namespace omru

@@ -10,33 +10,53 @@
 #include <algorithm>
 
 namespace omru {
+namespace {
 
-std::optional<NodeCounts> pack_gpus(const std::vector<int> &free, int gpus)
+// The nodes a packing may use: all of them, or a list (ascending).  One
+// template for both keeps the two results identical by construction and
+// costs the unrestricted case nothing.
+struct AllNodes {
+	int n;
+	int size() const { return n; }
+	int operator[](int i) const { return i; }
+};
+
+struct NodeList {
+	const std::vector<int> &nodes;
+	int size() const { return static_cast<int>(nodes.size()); }
+	int operator[](int i) const { return nodes[i]; }
+};
+
+template <class Nodes>
+std::optional<NodeCounts> pack(const std::vector<int> &free, int gpus,
+			       const Nodes &nodes)
 {
-	const int n = static_cast<int>(free.size());
+	const int n = nodes.size();
 	if (gpus < 1)
 		return std::nullopt;
 	int best = -1;
-	for (int i = 0; i < n; i++)
+	for (int k = 0; k < n; k++) {
+		int i = nodes[k];
 		if (free[i] >= gpus && (best < 0 || free[i] < free[best]))
 			best = i;
+	}
 	if (best >= 0)
 		return NodeCounts{ { best, gpus } };
 
 	// Nodes by free GPUs, most first, ties by index: a counting sort, as
 	// planners call this in their inner loops.
 	int most = 0;
-	for (int f : free)
-		most = std::max(most, f);
+	for (int k = 0; k < n; k++)
+		most = std::max(most, free[nodes[k]]);
 	std::vector<int> start(most + 2, 0);
-	for (int f : free)
-		if (f > 0)
+	for (int k = 0; k < n; k++)
+		if (int f = free[nodes[k]]; f > 0)
 			start[most - f + 1]++;
 	for (int v = 1; v <= most; v++)
 		start[v] += start[v - 1];
 	std::vector<int> order(start[most]);
-	for (int i = 0; i < n; i++)
-		if (free[i] > 0)
+	for (int k = 0; k < n; k++)
+		if (int i = nodes[k]; free[i] > 0)
 			order[start[most - free[i]]++] = i;
 	NodeCounts taken;
 	int left = gpus;
@@ -63,6 +83,19 @@ std::optional<NodeCounts> pack_gpus(const std::vector<int> &free, int gpus)
 		return std::nullopt;
 	std::sort(taken.begin(), taken.end());
 	return taken;
+}
+
+} // namespace
+
+std::optional<NodeCounts> pack_gpus(const std::vector<int> &free, int gpus)
+{
+	return pack(free, gpus, AllNodes{ static_cast<int>(free.size()) });
+}
+
+std::optional<NodeCounts> pack_gpus(const std::vector<int> &free, int gpus,
+				    const std::vector<int> &nodes)
+{
+	return pack(free, gpus, NodeList{ nodes });
 }
 
 } // namespace omru

@@ -19,6 +19,13 @@ using NodeCounts = std::vector<std::pair<int, int>>;
 // so the result is deterministic.
 std::optional<NodeCounts> pack_gpus(const std::vector<int> &free, int gpus);
 
+// The same on the nodes `nodes` only (ascending, distinct indices into
+// free; a job confined to a Slurm partition or node list): exactly
+// pack_gpus of `free` with every other node's count set to 0, without
+// building that vector.
+std::optional<NodeCounts> pack_gpus(const std::vector<int> &free, int gpus,
+				    const std::vector<int> &nodes);
+
 } // namespace omru
 
 #endif

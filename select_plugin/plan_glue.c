@@ -45,6 +45,9 @@
  * never started outside slurmctld).
  */
 extern List job_list __attribute__((weak));
+/* In libslurmfull, but not in libslurm.so (API clients load us too). */
+extern node_record_t **node_record_table_ptr __attribute__((weak));
+extern int node_record_count __attribute__((weak));
 extern time_t last_node_update __attribute__((weak));
 extern bitstr_t *avail_node_bitmap __attribute__((weak));
 #pragma weak job_set_req_tres
@@ -391,7 +394,8 @@ static void replan(time_t now)
 	job_record_t *job_ptr;
 	ListIterator it;
 
-	if (!&job_list || !job_list)
+	if (!&job_list || !job_list || !&node_record_table_ptr ||
+	    !&node_record_count || !node_record_table_ptr)
 		return;
 	omru_ctl_snapshot_begin(ctl, now, node_record_count);
 	for (int i = 0; i < node_record_count; i++) {

@@ -61,7 +61,8 @@ void Controller::plan(const Snapshot &snap, double time_cap_ms)
 			d.start_s = s.start_s;
 			d.runtime_s = p.end_s() - s.start_s;
 		}
-		d.profile = profile_source(book_, b, j, d.gpus, d.nodes);
+		if (d.gpus > 0)
+			d.profile = profile_source(book_, b, j, d.gpus, d.nodes);
 		out.emplace(b.job_ids[j], std::move(d));
 	}
 	for (const planner::Action &a : plan.now) {

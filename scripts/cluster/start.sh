@@ -142,9 +142,10 @@ validate_args() {
   fi
   local cmd
   for cmd in munged mariadb-install-db mariadbd mariadb slurmdbd slurmctld \
-    slurmd sacctmgr sinfo; do
+    slurmd sacctmgr sinfo scontrol; do
     command -v "$cmd" >/dev/null || die "$cmd not found; run scripts/install-deps.sh"
   done
+  check_partition_nodes
 }
 
 # validate_gpus_per_node: one count for all loopback nodes or one per node;
@@ -197,6 +198,46 @@ validate_partitions() {
     seen[$name]=1
   done
   DEFAULT_PARTITION=${parts[0]%%:*}
+}
+
+# check_partition_nodes: with --partitions, every name must be a node of this
+# cluster and every node must be in some partition (sinfo, and so the wait
+# for idle nodes, never shows a node outside all partitions).  scontrol
+# expands the hostlists offline; it only needs some slurm.conf to read.
+check_partition_nodes() {
+  [ -n "$PARTITIONS" ] || return 0
+  local -a parts all=() hosts
+  local -A known=() covered=() expanded=()
+  local i n p bad missing="" conf
+  for ((i = 1; i <= NODES; i++)); do all+=("n$i"); done
+  for ((i = 1; i <= NETNS; i++)); do all+=("ns$i"); done
+  for n in "${all[@]}"; do known[$n]=1; done
+  IFS=';' read -r -a parts <<<"$PARTITIONS"
+  conf=$(mktemp) || die "mktemp failed"
+  printf 'ClusterName=x\nSlurmctldHost=localhost\n' >"$conf"
+  for p in "${parts[@]}"; do
+    if [ "${p#*:}" = ALL ]; then
+      expanded[$p]="${all[*]}"
+    else
+      expanded[$p]=$(SLURM_CONF=$conf scontrol show hostnames "${p#*:}" 2>/dev/null |
+        tr '\n' ' ') || true
+    fi
+  done
+  rm -f "$conf"
+  for p in "${parts[@]}"; do
+    read -r -a hosts <<<"${expanded[$p]}"
+    [ ${#hosts[@]} -gt 0 ] ||
+      die "--partitions: '$p': '${p#*:}' is not a valid hostlist"
+    bad=""
+    for n in "${hosts[@]}"; do
+      if [ -n "${known[$n]:-}" ]; then covered[$n]=1; else bad+=" $n"; fi
+    done
+    [ -z "$bad" ] || die "--partitions: '$p' names${bad}, not a node of this" \
+      "cluster (nodes: $(IFS=,; echo "${all[*]}"))"
+  done
+  for n in "${all[@]}"; do [ -n "${covered[$n]:-}" ] || missing+=",$n"; done
+  [ -z "$missing" ] || die "--partitions: node(s) ${missing#,} in no partition;" \
+    "every node must be in at least one (Slurm would not list them in sinfo)"
 }
 
 # find_plugin_dirs: the system's Slurm plugin directory plus --plugin-dir, and

@@ -14,6 +14,10 @@
  */
 #include "config.h"
 
+/* Call libslurm's exported slurm_* names, as Slurm's own plugins do: they
+ * exist in libslurm.so (API clients) as well as in libslurmfull. */
+#include "src/common/slurm_xlator.h"
+
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 

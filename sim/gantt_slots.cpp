@@ -11,8 +11,10 @@ namespace omru {
 
 std::vector<Placed> place_segments(const Cluster &c, const Schedule &s)
 {
+	// Lanes: gpus_per_node (the largest node's) per node, so a smaller
+	// node leaves its last lanes empty.
 	const int g = c.gpus_per_node;
-	const int total = std::max(0, c.total_gpus());
+	const int total = std::max(0, c.nodes * g);
 	std::vector<size_t> order;
 	for (size_t i = 0; i < s.size(); i++)
 		if (std::isfinite(s[i].start_s) && std::isfinite(s[i].end_s))
@@ -40,9 +42,12 @@ std::vector<Placed> place_segments(const Cluster &c, const Schedule &s)
 			return false;
 		};
 		if (!seg.gpu_ids.empty()) {
-			for (int id : seg.gpu_ids)
-				if (!take(id))
+			for (int id : seg.gpu_ids) {
+				bool ok = id >= 0 && id < c.total_gpus();
+				int n = ok ? c.node_of(id) : 0;
+				if (!ok || !take(n * g + id - c.first_gpu(n)))
 					p.overflow++;
+			}
 		} else {
 			std::vector<int> nodes = seg.nodes;
 			std::sort(nodes.begin(), nodes.end());
@@ -55,7 +60,7 @@ std::vector<Placed> place_segments(const Cluster &c, const Schedule &s)
 					p.overflow += want;
 					continue;
 				}
-				for (int slot = 0; slot < g && want > 0; slot++)
+				for (int slot = 0; slot < c.gpus_of(n) && want > 0; slot++)
 					if (take(n * g + slot))
 						want--;
 				p.overflow += want;

@@ -11,7 +11,8 @@
 
 namespace omru {
 
-// One segment laid out on GPU lanes (rows: GPU ids, node * G + slot).
+// One segment laid out on GPU lanes (rows: node * G + slot, G the largest
+// node's GPUs; the GPU ids themselves when every node has G).
 struct Placed {
 	size_t seg;            // index into the schedule
 	std::vector<int> rows; // sorted

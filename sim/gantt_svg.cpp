@@ -171,6 +171,7 @@ struct Layout {
 	double span_s;          // time at the right edge
 	bool slot_labels;
 	int node_label_every;
+	const Cluster *cluster = nullptr; // nodes smaller than g: fewer labels
 
 	double x(double t) const
 	{
@@ -200,6 +201,7 @@ Layout make_layout(const Cluster &c, const std::vector<GanttChart> &charts)
 	Layout L;
 	L.nodes = std::max(0, c.nodes);
 	L.g = std::max(1, c.gpus_per_node);
+	L.cluster = &c;
 	const int total = std::max(1, L.nodes * L.g);
 	L.lane = std::floor(10 * kTargetPlotH / total) / 10;
 	L.lane = std::clamp(L.lane, kMinLane, kMaxLane);
@@ -400,7 +402,7 @@ void draw_lanes(std::string &out, const Layout &L, double top)
 		appendf(out, "<g font-size=\"%s\" text-anchor=\"end\" fill=\"#777\">",
 			num(kSlotFont).s);
 		for (int n = 0; n < L.nodes; n++)
-			for (int slot = 0; slot < L.g; slot++)
+			for (int slot = 0; slot < L.g && slot < L.cluster->gpus_of(n); slot++)
 				appendf(out, "<text x=\"%s\" y=\"%s\">%d</text>",
 					num(L.left - 4).s,
 					num(L.row_y(top, n * L.g + slot) +

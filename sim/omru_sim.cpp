@@ -31,8 +31,11 @@ static void print_help()
 {
 	std::cout << kUsage << "\n"
 		"Replays a training workload on N nodes of G GPUs under one scheduling\n"
-		"policy and reports the schedule; file formats in sim-formats.md.\n\n"
-		"  --cluster NxG            N identical nodes with G GPUs each\n"
+		"policy and reports the schedule; file formats in sim-formats.md.\n"
+		"Every command takes --cluster-file FILE in place of --cluster NxG.\n\n"
+		"  --cluster NxG            N identical nodes with G GPUs each; nodes that\n"
+		"                           differ as runs joined by '+', e.g. 2x8+4x4\n"
+		"  --cluster-file FILE      the nodes of a slurm.conf: NodeName=n[1-4] Gres=gpu:4\n"
 		"  --profiles FILE          model,gpus,epoch_s[,nodes]: epoch times (the truth)\n"
 		"  --workload FILE          job_id,submit_s,model,epochs,gpus[,gpus_min,gpus_max]\n"
 		"  --policy NAME            see --list-policies\n"

@@ -1,12 +1,14 @@
 // sim_inputs.cpp - see sim_inputs.hpp.
 #include "sim_inputs.hpp"
 
+#include "model/cluster_file.hpp"
 #include "model/csv_table.hpp"
 
 namespace omru {
 
 const std::vector<OptionSpec> kInputOptions = {
-	{ "cluster", true }, { "profiles", true }, { "workload", true },
+	{ "cluster", true }, { "cluster-file", true },
+	{ "profiles", true }, { "workload", true },
 	{ "restart-overhead", true },
 };
 
@@ -27,10 +29,19 @@ std::vector<OptionSpec> join(std::vector<OptionSpec> a,
 SimInputs read_sim_inputs(const CliArgs &args)
 {
 	SimInputs in;
-	auto cluster = parse_cluster(args.required("cluster"));
-	if (!cluster.ok())
-		throw UsageError(cluster.error());
-	in.cluster = cluster.value();
+	if (auto file = args.get("cluster-file")) {
+		if (args.has("cluster"))
+			throw UsageError("--cluster and --cluster-file both describe the "
+					 "cluster; give one");
+		in.cluster = read_cluster_file(*file);
+	} else {
+		if (!args.has("cluster"))
+			throw UsageError("--cluster is required (or --cluster-file)");
+		auto cluster = parse_cluster(*args.get("cluster"));
+		if (!cluster.ok())
+			throw UsageError(cluster.error());
+		in.cluster = cluster.value();
+	}
 	std::string profiles = args.required("profiles");
 	std::string workload = args.required("workload");
 	in.restart_overhead_s = args.number("restart-overhead", 0, 0, 1e9);

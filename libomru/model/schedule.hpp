@@ -19,7 +19,7 @@ struct Segment {
 	double end_s = 0;
 	double epochs = 0;
 	std::vector<int> nodes;   // node of each GPU, sorted (the CSV column)
-	std::vector<int> gpu_ids; // node * G + slot; empty when read from CSV
+	std::vector<int> gpu_ids; // Cluster::first_gpu(node) + slot; empty from CSV
 	size_t line = 0;          // CSV line when read from a file
 
 	int gpus() const { return static_cast<int>(nodes.size()); }

@@ -108,7 +108,8 @@ struct PlannedSegment {
 
 struct PlannedJob {
 	// Planned segments from now on, in time order.  Empty when the plan
-	// could not place the job (it never fits, e.g. no usable spread).
+	// could not place the job (it never fits: more GPUs than its node set
+	// has, or no usable spread).
 	std::vector<PlannedSegment> segments;
 	double start_s() const
 	{

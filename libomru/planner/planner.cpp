@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -29,32 +30,49 @@ struct PendingJob {
 	int job;
 	std::vector<double> runtime_s; // per option, packed
 	std::vector<double> area;      // GPU-seconds per option
+	// Per option: whether it ever fits the job's nodes (fits_when_idle);
+	// empty when every option does.
+	std::vector<char> fits;
+	bool usable(size_t option) const { return fits.empty() || fits[option]; }
 };
 
-// The cheapest option whose runtime fits in `budget`, else the fastest.
+// The cheapest usable option whose runtime fits in `budget`, else the
+// fastest usable one (option 0 when none is: the job stays unplaced).
 // Ties go to fewer GPUs.
 int allot(const PendingJob &p, double budget)
 {
-	int best = -1, fastest = 0;
+	int best = -1, fastest = -1;
 	for (size_t i = 0; i < p.runtime_s.size(); i++) {
-		if (p.runtime_s[i] < p.runtime_s[fastest])
+		if (!p.usable(i))
+			continue;
+		if (fastest < 0 || p.runtime_s[i] < p.runtime_s[fastest])
 			fastest = static_cast<int>(i);
 		if (p.runtime_s[i] <= budget &&
 		    (best < 0 || p.area[i] < p.area[best]))
 			best = static_cast<int>(i);
 	}
-	return best >= 0 ? best : fastest;
+	return best >= 0 ? best : std::max(fastest, 0);
 }
 
 // Budgets from the widest sensible plan to the cheapest: the longest of
-// the jobs' fastest runtimes up to the longest runtime at least GPU-seconds.
+// the jobs' fastest runtimes up to the longest runtime at least GPU-seconds
+// (usable options only).
 std::vector<double> budgets(const std::vector<PendingJob> &pending, int steps)
 {
 	double lo = 0, hi = 0;
 	for (const PendingJob &p : pending) {
-		lo = std::max(lo, *std::min_element(p.runtime_s.begin(), p.runtime_s.end()));
-		size_t cheapest = std::min_element(p.area.begin(), p.area.end()) -
-				  p.area.begin();
+		int fastest = -1, cheapest = -1;
+		for (size_t i = 0; i < p.runtime_s.size(); i++) {
+			if (!p.usable(i))
+				continue;
+			if (fastest < 0 || p.runtime_s[i] < p.runtime_s[fastest])
+				fastest = static_cast<int>(i);
+			if (cheapest < 0 || p.area[i] < p.area[cheapest])
+				cheapest = static_cast<int>(i);
+		}
+		if (fastest < 0)
+			continue; // never fits: unplaced whatever the budget
+		lo = std::max(lo, p.runtime_s[fastest]);
 		hi = std::max(hi, p.runtime_s[cheapest]);
 	}
 	std::vector<double> out{ lo };
@@ -87,7 +105,8 @@ constexpr double kJctMakespanSlack = 0.10;
 // Queue order `which` by runtime, by GPU count or by GPU-seconds (which % 3):
 // largest first for the makespan (LPT and its kin), smallest first for mean
 // JCT (SPT and kin); which >= 3 is the other objective's direction.  Ties:
-// lower job index.
+// lower job index.  Jobs whose option never fits their nodes are left out
+// (unplaced).
 std::vector<int> queue_order(const std::vector<PendingJob> &pending,
 			     const std::vector<int> &option,
 			     const PlanInput &in, Objective obj, int which)
@@ -100,6 +119,8 @@ std::vector<int> queue_order(const std::vector<PendingJob> &pending,
 	keys.reserve(pending.size());
 	for (const PendingJob &p : pending) {
 		int o = option[p.job];
+		if (!p.usable(o))
+			continue;
 		double runtime = p.runtime_s[o];
 		double gpus = in.curves[in.jobs[p.job].curve].gpus[o];
 		const Key by_runtime{ runtime, 0, p.job };
@@ -204,7 +225,7 @@ Candidate candidate(const PlanInput &in, const std::vector<PendingJob> &pending,
 			continue;
 		const std::vector<int> &gpus = in.curves[in.jobs[p.job].curve].gpus;
 		auto g = std::find(gpus.begin(), gpus.end(), it->second);
-		if (g != gpus.end())
+		if (g != gpus.end() && p.usable(g - gpus.begin()))
 			option[p.job] = static_cast<int>(g - gpus.begin());
 	}
 	return Candidate{ option,
@@ -233,7 +254,7 @@ int improve_locally(const PlanInput &in, const std::vector<PendingJob> &pending,
 			int size = static_cast<int>(p.runtime_s.size());
 			for (int step : { 1, -1, 2, -2, 4, -4 }) {
 				int o = best_c.option[p.job] + step;
-				if (o < 0 || o >= size || left <= 0)
+				if (o < 0 || o >= size || left <= 0 || !p.usable(o))
 					continue;
 				Candidate c = best_c;
 				c.option[p.job] = o;
@@ -347,17 +368,35 @@ void check_plan_input(const PlanInput &in)
 Plan make_plan(const PlanInput &in, const PlanChoice &keep)
 {
 	check_plan_input(in);
+	// On identical nodes without node sets every option fits; otherwise
+	// which do, once per curve and node set.
+	const bool uneven = !in.node_gpus.empty() || !in.node_sets.empty();
+	std::map<std::pair<int, int>, std::vector<char>> fits;
 	std::vector<PendingJob> pending;
 	for (size_t j = 0; j < in.jobs.size(); j++) {
 		const PlanJob &pj = in.jobs[j];
 		if (pj.running)
 			continue;
 		const SpeedCurve &cv = in.curves[pj.curve];
-		PendingJob p{ static_cast<int>(j), {}, {} };
+		PendingJob p{ static_cast<int>(j), {}, {}, {} };
 		for (size_t i = 0; i < cv.gpus.size(); i++) {
 			double r = pj.remaining_epochs * cv.packed(i, in.gpus_per_node);
 			p.runtime_s.push_back(r);
 			p.area.push_back(r * cv.gpus[i]);
+		}
+		if (uneven) {
+			auto key = std::make_pair(pj.curve, pj.node_set);
+			auto it = fits.find(key);
+			if (it == fits.end()) {
+				std::vector<char> f(cv.gpus.size());
+				bool all = true;
+				for (size_t i = 0; i < cv.gpus.size(); i++)
+					all &= (f[i] = fits_when_idle(in, cv, i, pj.node_set)) != 0;
+				if (all)
+					f.clear();
+				it = fits.emplace(key, std::move(f)).first;
+			}
+			p.fits = it->second;
 		}
 		pending.push_back(std::move(p));
 	}

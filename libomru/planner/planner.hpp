@@ -19,9 +19,11 @@ namespace planner {
 Plan make_plan(const PlanInput &in, const PlanChoice &keep = {});
 
 // Throws std::invalid_argument naming the first inconsistency: a curve
-// without a packed time, a job pointing at a missing curve, negative work,
-// a running job holding more GPUs than its nodes have, a fairness factor
-// in (0, 1).
+// without a packed time, a job pointing at a missing curve or node set,
+// negative work, node_gpus not one per node or outside 0..gpus_per_node,
+// more free GPUs than a node has, a running job holding more GPUs than its
+// nodes have, a node set not ascending and distinct, a fairness factor in
+// (0, 1).
 void check_plan_input(const PlanInput &in);
 
 } // namespace planner

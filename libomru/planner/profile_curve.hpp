@@ -13,7 +13,9 @@ namespace planner {
 
 // The usable counts of `model` in [gpus_min, gpus_max] on `c` (those with a
 // packed row, usable_counts.hpp), each with the profiles' epoch time for
-// every spread that has a row and kNoRow for the others.
+// every spread that has a row and kNoRow for the others.  On nodes that
+// differ, the spreads narrower than c.min_nodes(g) that SpeedCurve::packed
+// reads (counted in nodes of the largest size) carry the packed time.
 SpeedCurve profile_curve(const ProfileTable &p, const Cluster &c, int model,
 			 int gpus_min, int gpus_max);
 

@@ -69,7 +69,8 @@ class Omru final : public Policy {
 		planner::PlanInput in;
 		in.now_s = ctx.now_s();
 		in.nodes = c.nodes;
-		in.gpus_per_node = c.gpus_per_node;
+		in.gpus_per_node = c.gpus_per_node; // the largest node's
+		in.node_gpus = c.node_gpus;         // empty when the nodes are alike
 		in.free_per_node = ctx.free_gpus_per_node();
 		in.curves = std::move(curves_);
 		in.restart_overhead_s = ctx.restart_overhead_s();

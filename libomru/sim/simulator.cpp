@@ -22,6 +22,8 @@ class Simulation final : public SchedulingContext {
 		  node_free_(static_cast<size_t>(c.gpus_per_node), false),
 		  starts_(w.jobs.size(), 0)
 	{
+		for (int n = 0; n < c.nodes; n++)
+			free_[n] = c.gpus_of(n);
 	}
 
 	SimResult run(Policy &policy);
@@ -115,8 +117,9 @@ bool Simulation::start(int job, const NodeCounts &where)
 	p.gpu_ids.clear();
 	for (auto [node, count] : where) {
 		free_[node] -= count;
-		int base = node * cluster_.gpus_per_node;
-		for (int s = 0; s < cluster_.gpus_per_node; s++)
+		int base = cluster_.first_gpu(node);
+		node_free_.resize(cluster_.gpus_of(node));
+		for (int s = 0; s < cluster_.gpus_of(node); s++)
 			node_free_[s] = !slot_busy_[base + s];
 		// count <= free_[node], so select_gpus always finds the slots.
 		for (int s : select_gpus(opts_.gpu_links, node_free_, count)) {
@@ -257,6 +260,10 @@ SimResult Simulation::run(Policy &policy)
 SimResult simulate(const Cluster &c, const ProfileTable &p, const Workload &w,
 		   Policy &policy, const SimOptions &opts)
 {
+	if (opts.gpu_links && !c.uniform())
+		throw std::invalid_argument(
+			"a GPU link matrix is for identical nodes; the cluster " +
+			format_cluster(c) + " has nodes of different sizes");
 	if (opts.gpu_links && opts.gpu_links->size() != c.gpus_per_node)
 		throw std::invalid_argument(
 			"GPU link matrix is for " + std::to_string(opts.gpu_links->size()) +

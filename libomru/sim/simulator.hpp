@@ -36,7 +36,8 @@ class SimStuck : public std::runtime_error {
 };
 
 // RET the schedule the policy produced.  Throws SimStuck as above, and
-// std::invalid_argument when opts.gpu_links is not for c.gpus_per_node GPUs.
+// std::invalid_argument when opts.gpu_links is not for c.gpus_per_node GPUs
+// or the nodes differ in size.
 SimResult simulate(const Cluster &c, const ProfileTable &p, const Workload &w,
 		   Policy &policy, const SimOptions &opts);
 

@@ -164,11 +164,11 @@ class Checker {
 			int used = 0;
 			for (const Edge &x : e) {
 				used += x.delta;
-				if (x.delta > 0 && used > c_.gpus_per_node)
+				if (x.delta > 0 && used > c_.gpus_of(n))
 					add(x.g, "node " + std::to_string(n) + " runs " +
 							 std::to_string(used) + " GPUs at " +
 							 seconds(x.t) + "; it has " +
-							 std::to_string(c_.gpus_per_node));
+							 std::to_string(c_.gpus_of(n)));
 			}
 		}
 	}

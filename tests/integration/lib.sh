@@ -80,6 +80,19 @@ ctld_restart() {
 # submit ARGS...: sbatch --parsable; prints the job id (exit 1 if refused).
 submit() { sbatch --parsable "$@" | cut -d';' -f1; }
 
+# wait_state JOBID STATE [TIMEOUT_S]: waits until squeue shows the job in
+# STATE (e.g. RUNNING); prints the last state seen, exit 1 on timeout.
+wait_state() {
+  local id=$1 want=$2 limit=${3:-60} t=0 state=""
+  while [ "$t" -lt $((limit * 4)) ]; do
+    state=$(squeue -h -j "$id" -o '%T' 2>/dev/null)
+    if [ "$state" = "$want" ]; then echo "$state"; return 0; fi
+    sleep 0.25; t=$((t + 1))
+  done
+  echo "${state:-GONE}"
+  return 1
+}
+
 # wait_done JOBID [TIMEOUT_S]: waits until the job has ended; prints its
 # State as sacct reports it (COMPLETED, FAILED, ...).
 wait_done() {

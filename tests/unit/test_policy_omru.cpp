@@ -5,11 +5,14 @@
 // Every schedule is validated (sim_fixture.hpp run_policy).
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "brute_force_optimum.hpp"
 #include "planner/planner.hpp"
+#include "planner/profile_curve.hpp"
 #include "sim/lower_bound.hpp"
 #include "sim_fixture.hpp"
 
@@ -239,6 +242,308 @@ START_TEST(test_bad_plan_input_is_refused)
 }
 END_TEST
 
+// ---- heterogeneous nodes (PlanInput::node_gpus) and node sets ----
+
+// `g` GPUs, `t` s per epoch on one node; over more nodes `spread` (NaN:
+// not allowed).
+static planner::SpeedCurve rigid_curve(int g, double t, double spread, int nodes)
+{
+	planner::SpeedCurve cv;
+	cv.gpus = { g };
+	std::vector<double> e(std::min(g, nodes) + 1, planner::kNoRow);
+	for (size_t k = 1; k < e.size(); k++)
+		e[k] = k == 1 ? t : spread;
+	cv.epoch_s = { e };
+	return cv;
+}
+
+// 1..max GPUs, linear speedup (t1 / g per epoch) on any spread.
+static planner::SpeedCurve linear_curve(int max, double t1, int nodes)
+{
+	planner::SpeedCurve cv;
+	for (int g = 1; g <= max; g++) {
+		cv.gpus.push_back(g);
+		std::vector<double> e(std::min(g, nodes) + 1, t1 / g);
+		e[0] = planner::kNoRow;
+		cv.epoch_s.push_back(e);
+	}
+	return cv;
+}
+
+static planner::PlanJob plan_job(long id, int curve, double epochs, int set = -1)
+{
+	planner::PlanJob j;
+	j.id = id;
+	j.curve = curve;
+	j.remaining_epochs = epochs;
+	j.node_set = set;
+	return j;
+}
+
+static planner::PlanJob running_job(long id, int curve, double epochs,
+				    NodeCounts where, double epoch_s, int set = -1)
+{
+	planner::PlanJob j = plan_job(id, curve, epochs, set);
+	j.running = true;
+	for (auto [node, n] : where)
+		j.gpus += n;
+	j.where = std::move(where);
+	j.epoch_s = epoch_s;
+	j.epochs_at_progress_start = epochs;
+	return j;
+}
+
+static bool only_on(const NodeCounts &where, std::set<int> nodes)
+{
+	for (auto [node, n] : where)
+		if (!nodes.count(node))
+			return false;
+	return true;
+}
+
+START_TEST(test_mixed_eight_and_four_gpu_nodes)
+{
+	// Nodes: 8, 4, 4 GPUs.  8-GPU jobs may only run on one node: the
+	// second waits for the 8-GPU node although nodes 1 and 2 hold 8.
+	planner::PlanInput in;
+	in.nodes = 3;
+	in.gpus_per_node = 8;
+	in.node_gpus = { 8, 4, 4 };
+	in.free_per_node = { 8, 4, 4 };
+	in.curves = { rigid_curve(8, 10, planner::kNoRow, 3), rigid_curve(4, 10, 10, 3) };
+	in.jobs = { plan_job(1, 0, 1), plan_job(2, 0, 1), plan_job(3, 1, 3) };
+	planner::Plan p = planner::make_plan(in);
+	ck_assert_int_eq(p.unplaced, 0);
+	ck_assert_double_eq_tol(p.jobs[0].start_s() + p.jobs[1].start_s(), 10, 1e-9);
+	ck_assert_double_eq_tol(p.jobs[2].start_s(), 0, 1e-9);
+	ck_assert_int_eq(p.now.size(), 2);
+	for (const planner::Action &a : p.now) {
+		int cap[] = { 8, 4, 4 };
+		for (auto [node, n] : a.where)
+			ck_assert_int_le(n, cap[node]);
+		if (a.gpus == 8)
+			ck_assert(a.where == NodeCounts({ { 0, 8 } }));
+		else
+			ck_assert(only_on(a.where, { 1, 2 }));
+	}
+	// A running job may not hold more than its node has.
+	in.jobs.push_back(running_job(4, 1, 1, { { 1, 4 } }, 10));
+	in.free_per_node = { 8, 1, 4 };
+	bool refused = false;
+	try {
+		planner::check_plan_input(in);
+	} catch (const std::invalid_argument &e) {
+		refused = std::string(e.what()) ==
+			  "plan input: node 1 has more GPUs held and free than it has";
+	}
+	ck_assert(refused);
+	in.free_per_node = { 8, 0, 4 };
+	in.node_gpus = { 9, 4, 4 }; // more than gpus_per_node
+	refused = false;
+	try {
+		planner::check_plan_input(in);
+	} catch (const std::invalid_argument &e) {
+		refused = std::string(e.what()) ==
+			  "plan input: node 0 has 9 GPUs (0..8 allowed)";
+	}
+	ck_assert(refused);
+}
+END_TEST
+
+START_TEST(test_job_confined_to_nodes_two_and_three_stays_there)
+{
+	// 4 nodes of 4 GPUs.  A job confined to {2, 3} runs on 2 GPUs of
+	// node 2; nodes 0 and 1 are idle.  Reuse grows it, on nodes 2 and 3
+	// only; pending jobs of the same set start there or wait.
+	planner::PlanInput in;
+	in.nodes = 4;
+	in.gpus_per_node = 4;
+	in.node_sets = { { 2, 3 } };
+	in.free_per_node = { 4, 4, 2, 4 };
+	in.curves = { linear_curve(16, 800, 4) };
+	in.jobs = { running_job(1, 0, 10, { { 2, 2 } }, 400, 0) };
+	planner::Plan p = planner::make_plan(in);
+	ck_assert(!p.now.empty());
+	for (const planner::Action &a : p.now) { // it may grow in steps
+		ck_assert(a.kind == planner::Action::Kind::Resize);
+		ck_assert(only_on(a.where, { 2, 3 }));
+	}
+	ck_assert_int_eq(p.now.back().gpus, 8);
+	// Without the set the same job grows to all 16 GPUs.
+	planner::PlanInput free_in = in;
+	free_in.jobs[0].node_set = -1;
+	ck_assert_int_eq(planner::make_plan(free_in).now.back().gpus, 16);
+
+	// Pending: confined jobs of 4 GPUs each; one unconfined.
+	in.jobs.clear();
+	in.free_per_node = { 4, 4, 4, 4 };
+	in.curves.push_back(rigid_curve(4, 100, 100, 4));
+	for (long id = 1; id <= 4; id++)
+		in.jobs.push_back(plan_job(id, 1, 1, 0));
+	in.jobs.push_back(plan_job(5, 1, 1));
+	for (int pass = 0; pass < 2; pass++) {
+		p = planner::make_plan(in, p.choice);
+		ck_assert_int_eq(p.unplaced, 0);
+		int confined_now = 0;
+		for (const planner::Action &a : p.now)
+			if (a.job < 4) {
+				ck_assert(only_on(a.where, { 2, 3 }));
+				confined_now++;
+			}
+		ck_assert_int_eq(confined_now, 2);
+		ck_assert_double_eq_tol(p.makespan_s, 200, 1e-9);
+	}
+}
+END_TEST
+
+START_TEST(test_job_too_big_for_its_set_is_unplaced_and_the_rest_goes_on)
+{
+	// Node 0 alone (4 GPUs) cannot hold an 8-GPU job: unplaced.  It must
+	// not hold up the plan: the running job still grows into the idle
+	// GPUs (GPU reuse waits for every placeable pending job only).
+	planner::PlanInput in;
+	in.nodes = 2;
+	in.gpus_per_node = 4;
+	in.node_sets = { { 0 } };
+	in.free_per_node = { 4, 2 };
+	in.curves = { rigid_curve(8, 10, 10, 2), linear_curve(8, 800, 2) };
+	in.jobs = { plan_job(1, 0, 1, 0), running_job(2, 1, 10, { { 1, 2 } }, 400) };
+	planner::Plan p = planner::make_plan(in);
+	ck_assert_int_eq(p.unplaced, 1);
+	ck_assert(p.jobs[0].segments.empty());
+	ck_assert(std::isinf(p.jobs[0].start_s()));
+	ck_assert(!p.now.empty());
+	for (const planner::Action &a : p.now) {
+		ck_assert(a.kind == planner::Action::Kind::Resize);
+		ck_assert_int_eq(a.job, 1);
+	}
+	ck_assert_int_eq(p.now.back().gpus, 8);
+	// An empty node set holds nothing either; many such jobs in a long
+	// queue (no local search) end the same way.
+	in.node_sets.push_back({});
+	for (long id = 3; id < 400; id++)
+		in.jobs.push_back(plan_job(id, id % 2 ? 0 : 1, 1, id % 3 == 0 ? 1 : -1));
+	p = planner::make_plan(in);
+	int never = 0;
+	for (size_t j = 0; j < in.jobs.size(); j++) {
+		const planner::PlanJob &pj = in.jobs[j];
+		bool fits = !pj.running && pj.node_set == -1;
+		never += !pj.running && !fits;
+		ck_assert(p.jobs[j].segments.empty() == (!pj.running && !fits));
+	}
+	ck_assert_int_eq(p.unplaced, never);
+}
+END_TEST
+
+START_TEST(test_moldable_job_gets_a_count_its_set_holds)
+{
+	// Nodes 4, 4, 8; the job is confined to node 0.  Its fastest counts
+	// (16, 8) never fit there: it starts now on 4 GPUs of node 0.
+	planner::PlanInput in;
+	in.nodes = 3;
+	in.gpus_per_node = 8;
+	in.node_gpus = { 4, 4, 8 };
+	in.free_per_node = { 4, 4, 8 };
+	in.node_sets = { { 0 } };
+	planner::SpeedCurve cv;
+	for (int g : { 2, 4, 8, 16 }) {
+		cv.gpus.push_back(g);
+		std::vector<double> e(std::min(g, 3) + 1, 160.0 / g);
+		e[0] = planner::kNoRow;
+		cv.epoch_s.push_back(e);
+	}
+	in.curves = { cv };
+	in.jobs = { plan_job(1, 0, 1, 0) };
+	planner::Plan p = planner::make_plan(in);
+	ck_assert_int_eq(p.unplaced, 0);
+	ck_assert_int_eq(p.now.size(), 1);
+	ck_assert_int_eq(p.now[0].gpus, 4);
+	ck_assert(p.now[0].where == NodeCounts({ { 0, 4 } }));
+}
+END_TEST
+
+START_TEST(test_uniform_nodes_given_explicitly_plan_the_same)
+{
+	// The shared batch as one plan on 4x4: node_gpus all 4 and one node
+	// set of every node for every job change nothing, to the last bit.
+	Inputs sh = shared_inputs("4x4", "batch-32-1");
+	for (planner::Objective obj : { planner::Objective::Makespan,
+					planner::Objective::MeanJct }) {
+		planner::PlanInput a;
+		a.nodes = 4;
+		a.gpus_per_node = 4;
+		a.free_per_node = { 4, 4, 4, 4 };
+		a.restart_overhead_s = 30;
+		a.objective = obj;
+		for (size_t j = 0; j < sh.workload.jobs.size(); j++) {
+			const Job &w = sh.workload.jobs[j];
+			a.curves.push_back(planner::profile_curve(sh.profiles, sh.cluster, w.model,
+								  w.gpus_min, w.gpus_max));
+			planner::PlanJob pj = plan_job(static_cast<long>(j), static_cast<int>(j),
+						      w.epochs);
+			pj.submit_s = w.submit_s;
+			a.jobs.push_back(pj);
+		}
+		planner::PlanInput b = a;
+		b.node_gpus = { 4, 4, 4, 4 };
+		b.node_sets = { { 0, 1, 2, 3 } };
+		for (planner::PlanJob &pj : b.jobs)
+			pj.node_set = 0;
+		planner::Plan pa = planner::make_plan(a), pb = planner::make_plan(b);
+		ck_assert(pa.makespan_s == pb.makespan_s);
+		ck_assert(pa.mean_jct_s == pb.mean_jct_s);
+		ck_assert_int_eq(pa.unplaced, 0);
+		ck_assert_int_eq(pb.unplaced, 0);
+		ck_assert(pa.choice.budget_s == pb.choice.budget_s);
+		ck_assert_int_eq(pa.choice.order, pb.choice.order);
+		ck_assert(pa.choice.moved == pb.choice.moved);
+		ck_assert_int_eq(pa.candidates, pb.candidates);
+		ck_assert_int_eq(pa.now.size(), pb.now.size());
+		for (size_t i = 0; i < pa.now.size(); i++) {
+			ck_assert_int_eq(pa.now[i].job, pb.now[i].job);
+			ck_assert_int_eq(pa.now[i].gpus, pb.now[i].gpus);
+			ck_assert(pa.now[i].where == pb.now[i].where);
+		}
+		for (size_t j = 0; j < a.jobs.size(); j++) {
+			const auto &sa = pa.jobs[j].segments, &sb = pb.jobs[j].segments;
+			ck_assert_int_eq(sa.size(), sb.size());
+			for (size_t k = 0; k < sa.size(); k++)
+				ck_assert(sa[k].start_s == sb[k].start_s &&
+					  sa[k].end_s == sb[k].end_s &&
+					  sa[k].gpus == sb[k].gpus && sa[k].nodes == sb[k].nodes);
+		}
+		// And stable: the kept choice gives the same plan again.
+		planner::Plan again = planner::make_plan(b, pb.choice);
+		ck_assert(again.makespan_s == pb.makespan_s);
+		ck_assert(again.choice.budget_s == pb.choice.budget_s);
+	}
+}
+END_TEST
+
+START_TEST(test_omru_on_a_mixed_cluster_matches_its_plan_input)
+{
+	// The omru policy on 1x8+2x4 validates; a cluster spec of equal runs
+	// is the plain cluster and schedules exactly like it.
+	const char *prof = "model,gpus,epoch_s\nm,1,100\nm,2,52\nm,4,27\nm,8,15\nm,12,11\n";
+	std::string work = std::string(kHead) +
+			   "a,0,m,4,1,1,12\nb,0,m,4,1,1,12\nc,0,m,2,1,1,8\nd,50,m,6,1,1,12\n";
+	Inputs mixed = make_inputs("1x8+2x4", prof, work.c_str());
+	ck_assert_int_eq(mixed.cluster.total_gpus(), 16);
+	Schedule s = run_policy(mixed, "omru", 30);
+	for (const Segment &g : s) {
+		std::map<int, int> per;
+		for (int n : g.nodes)
+			per[n]++;
+		for (auto [n, c] : per)
+			ck_assert_int_le(c, n == 0 ? 8 : 4);
+	}
+	Inputs plain = make_inputs("4x4", prof, work.c_str());
+	Inputs runs = make_inputs("2x4+2x4", prof, work.c_str());
+	ck_assert(runs.cluster.uniform());
+	ck_assert_same_schedule(run_policy(plain, "omru", 30), run_policy(runs, "omru", 30));
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("policy_omru");
@@ -251,6 +556,12 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_objective_and_fairness_guard);
 	tcase_add_test(tc, test_replanning_is_stable);
 	tcase_add_test(tc, test_bad_plan_input_is_refused);
+	tcase_add_test(tc, test_mixed_eight_and_four_gpu_nodes);
+	tcase_add_test(tc, test_job_confined_to_nodes_two_and_three_stays_there);
+	tcase_add_test(tc, test_job_too_big_for_its_set_is_unplaced_and_the_rest_goes_on);
+	tcase_add_test(tc, test_moldable_job_gets_a_count_its_set_holds);
+	tcase_add_test(tc, test_uniform_nodes_given_explicitly_plan_the_same);
+	tcase_add_test(tc, test_omru_on_a_mixed_cluster_matches_its_plan_input);
 	suite_add_tcase(s, tc);
 	return s;
 }

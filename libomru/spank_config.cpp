@@ -1,20 +1,27 @@
 // spank_config.cpp - see spank_config.hpp.
 #include "spank_config.hpp"
 
+#include <charconv>
+#include <cstdio>
 #include <set>
 #include <string>
 
 namespace omru {
 
 namespace {
-const char *const kKeys = "default_profile, max_gpus";
+const char *const kDefaultRunDir = "/run/slurm-omru";
+const char *const kKeys = "default_profile, max_gpus, run_dir, report_interval";
 }
 
 Parsed<omru_spank_config_t> parse_spank_config(int argc,
 					       const char *const *argv)
 {
 	using R = Parsed<omru_spank_config_t>;
-	omru_spank_config_t cfg{OMRU_PROFILE_AUTO, OMRU_GPUS_LIMIT};
+	omru_spank_config_t cfg{};
+	cfg.default_profile = OMRU_PROFILE_AUTO;
+	cfg.max_gpus = OMRU_GPUS_LIMIT;
+	std::snprintf(cfg.run_dir, sizeof(cfg.run_dir), "%s", kDefaultRunDir);
+	cfg.report_interval_s = 15;
 	std::set<std::string> seen;
 	for (int i = 0; i < argc; i++) {
 		if (!argv || !argv[i])
@@ -49,6 +56,28 @@ Parsed<omru_spank_config_t> parse_spank_config(int argc,
 					       ": expected an integer from 1 "
 					       "to 1024");
 			cfg.max_gpus = r.value().max;
+		} else if (key == "run_dir") {
+			if (value.empty() || value.front() != '/' ||
+			    value.size() > OMRU_RUN_DIR_MAX ||
+			    value.find("/../") != std::string_view::npos ||
+			    value.find_first_of(" \t\n") != std::string_view::npos)
+				return R::fail("plugstack.conf: run_dir=" +
+					       std::string(value) +
+					       ": expected an absolute path "
+					       "without blanks or '..', at most " +
+					       std::to_string(OMRU_RUN_DIR_MAX) +
+					       " characters");
+			std::snprintf(cfg.run_dir, sizeof(cfg.run_dir), "%.*s",
+				      static_cast<int>(value.size()), value.data());
+		} else if (key == "report_interval") {
+			unsigned v = 0;
+			auto r = std::from_chars(value.data(), value.data() + value.size(), v);
+			if (r.ec != std::errc() || r.ptr != value.data() + value.size() ||
+			    v < 1 || v > 3600)
+				return R::fail("plugstack.conf: report_interval=" +
+					       std::string(value) +
+					       ": expected seconds from 1 to 3600");
+			cfg.report_interval_s = v;
 		} else {
 			return R::fail("plugstack.conf: unknown key '" + key +
 				       "' (keys: " + kKeys + ")");

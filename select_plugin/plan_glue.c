@@ -310,6 +310,7 @@ static int add_job(job_record_t *job_ptr, time_t now, int *eligible,
 	j.submit_s = job_ptr->details ? job_ptr->details->submit_time : now;
 	j.time_limit_s = 60.0 * job_time_limit_min(job_ptr);
 	j.priority = job_ptr->priority;
+	j.uid = job_ptr->user_id;
 	j.opts = (g.opts.set && g.per_job) ? &g.opts : NULL;
 	if (g.opts.set && !g.per_job) {
 		/* Planned at its own count: only --gpus=N can be rewritten. */
@@ -327,6 +328,7 @@ static int add_job(job_record_t *job_ptr, time_t now, int *eligible,
 		gres_state_t *gs;
 		j.running = 1;
 		j.start_s = job_ptr->start_time;
+		j.admin_comment = job_ptr->admin_comment; /* rows its node sent */
 		if (!job_ptr->node_bitmap || !job_ptr->gres_list_alloc)
 			return 0;
 		/* gres_cnt_node_alloc is by position in the job's nodes. */
@@ -669,11 +671,77 @@ extern void omru_job_begin(job_record_t *job_ptr)
 
 extern void omru_job_fini(job_record_t *job_ptr)
 {
+	job_gpus_t g;
+	char log[512];
+
 	if (!ctl)
 		return;
+	bool omru_job = job_ptr && job_gpu_request(job_ptr, &g);
+	if (omru_job)
+		job_options(job_ptr, &g);
 	slurm_mutex_lock(&plan_lock);
 	dirty = true;
+	if (omru_job && g.opts.set && job_ptr->start_time &&
+	    job_ptr->end_time >= job_ptr->start_time) {
+		omru_ctl_job_end(ctl, job_ptr->job_id, job_ptr->user_id,
+				 IS_JOB_COMPLETE(job_ptr), &g.opts, g.gpus,
+				 (int) job_ptr->node_cnt,
+				 difftime(job_ptr->end_time, job_ptr->start_time),
+				 job_ptr->admin_comment, log, sizeof(log));
+		if (log[0])
+			info("%s: %pJ ended: %s", plugin_type, job_ptr, log);
+	}
 	slurm_mutex_unlock(&plan_lock);
+}
+
+/*
+ * The profile store is written by this thread, never by slurmctld's own
+ * threads: take what changed under the lock, write it without the lock
+ * (merged with what omru-profile changed on disk), install the result.
+ */
+#define STORE_SYNC_S 5
+static pthread_t store_thread;
+static bool store_thread_running = false;
+static bool store_stop = false;
+static pthread_cond_t store_wake = PTHREAD_COND_INITIALIZER;
+
+static void store_sync_once(void)
+{
+	char err[1024];
+	slurm_mutex_lock(&plan_lock);
+	omru_store_batch_t *b = ctl ? omru_ctl_store_take(ctl) : NULL;
+	slurm_mutex_unlock(&plan_lock);
+	if (!b)
+		return;
+	if (omru_store_batch_save(b, err, sizeof(err)) != OMRU_OK)
+		error("%s: profile store: %s", plugin_type, err);
+	slurm_mutex_lock(&plan_lock);
+	if (ctl) {
+		omru_ctl_store_install(ctl, b);
+		dirty = true;
+	} else {
+		omru_ctl_store_install(NULL, b); /* frees it */
+	}
+	slurm_mutex_unlock(&plan_lock);
+}
+
+static void *store_sync(void *arg)
+{
+	(void) arg;
+	slurm_mutex_lock(&plan_lock);
+	while (!store_stop) {
+		struct timespec until;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += STORE_SYNC_S;
+		pthread_cond_timedwait(&store_wake, &plan_lock, &until);
+		if (store_stop)
+			break;
+		slurm_mutex_unlock(&plan_lock);
+		store_sync_once();
+		slurm_mutex_lock(&plan_lock);
+	}
+	slurm_mutex_unlock(&plan_lock);
+	return NULL;
 }
 
 /* omru.conf next to slurm.conf. */
@@ -722,11 +790,30 @@ extern int omru_plan_init(void)
 		ctl = NULL;
 		return SLURM_ERROR;
 	}
+	char err[1024];
+	if (omru_ctl_store_load(ctl, err, sizeof(err)) != OMRU_OK)
+		error("%s: profile store ignored, planning without what jobs "
+		      "measured: %s", plugin_type, err);
+	store_stop = false;
+	if (pthread_create(&store_thread, NULL, store_sync, NULL) == 0)
+		store_thread_running = true;
+	else
+		error("%s: no profile store thread: what jobs measure is used "
+		      "but not saved", plugin_type);
 	return SLURM_SUCCESS;
 }
 
 extern void omru_plan_fini(void)
 {
+	if (store_thread_running) {
+		slurm_mutex_lock(&plan_lock);
+		store_stop = true;
+		pthread_cond_signal(&store_wake);
+		slurm_mutex_unlock(&plan_lock);
+		pthread_join(store_thread, NULL);
+		store_thread_running = false;
+		store_sync_once(); /* what the last seconds learned */
+	}
 	slurm_mutex_lock(&plan_lock);
 	omru_ctl_destroy(ctl);
 	ctl = NULL;

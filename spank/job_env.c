@@ -6,6 +6,7 @@
  * Only jobs that gave --omru-model get variables; other jobs are untouched.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "omru_spank.h"
 
@@ -42,8 +43,15 @@ static int export_all(spank_t sp, setenv_fn set, const char *where)
 		vars[n++].value = gmax;
 	}
 	for (int i = 0; i < n; i++) {
-		spank_err_t rc = set(sp, vars[i].name, vars[i].value, 1);
-		if (rc != ESPANK_SUCCESS) {
+		/*
+		 * In a task, OMRU_PROFILE already set (by step_env.c in the
+		 * batch step, inherited by the script's sruns) is the plan's
+		 * decision and stays; the option's mode is only the default.
+		 */
+		int overwrite = !(set == spank_setenv &&
+				   strcmp(vars[i].name, OMRU_ENV_PROFILE) == 0);
+		spank_err_t rc = set(sp, vars[i].name, vars[i].value, overwrite);
+		if (rc != ESPANK_SUCCESS && !(rc == ESPANK_ENV_EXISTS && !overwrite)) {
 			slurm_error("%s: cannot set %s in the %s: %s",
 				    OMRU_SPANK_NAME, vars[i].name, where,
 				    spank_strerror(rc));

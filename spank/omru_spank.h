@@ -8,6 +8,7 @@
 #define OMRU_SPANK_H
 
 #include <stdbool.h>
+#include <time.h>
 
 #include <slurm/spank.h>
 
@@ -42,5 +43,17 @@ extern int omru_gpu_request_check(bool may_set);
 /* step_env.c: in the batch step, SLURM_GPUS, OMRU_GPUS and OMRU_NODES from
  * the job's real allocation.  RET 0 (failures are logged, not fatal) */
 extern int omru_step_env_fix(spank_t sp);
+
+/* job_record.c (batch step, root): the job's directory under run_dir,
+ * made in init_post_opt.  RET 0 (failures logged: nothing is reported) */
+extern int omru_job_dir_create(spank_t sp);
+/* The directory, or NULL when the job has none. */
+extern const char *omru_job_dir(void);
+/* step_env.c tells what the job holds (rows are checked against it). */
+extern void omru_job_record_alloc(int gpus, int nodes, time_t start);
+/* task_post_fork: the thread that forwards new profile rows. RET 0 */
+extern int omru_job_reporter_start(spank_t sp);
+/* exit: last rows + summary into AdminComment, directory removed. RET 0 */
+extern int omru_job_record_finish(spank_t sp);
 
 #endif

@@ -46,6 +46,8 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 		    omru_gpu_request_check(spank_context() == S_CTX_ALLOCATOR) != 0)
 			return -1;
 		return omru_job_env_store(sp);
+	case S_CTX_REMOTE:
+		return omru_job_dir_create(sp);
 	default:
 		return 0;
 	}
@@ -67,4 +69,22 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	if (spank_context() != S_CTX_REMOTE)
 		return 0;
 	return omru_task_env_export(sp);
+}
+
+int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
+{
+	(void) ac;
+	(void) av;
+	if (spank_context() != S_CTX_REMOTE)
+		return 0;
+	return omru_job_reporter_start(sp);
+}
+
+int slurm_spank_exit(spank_t sp, int ac, char **av)
+{
+	(void) ac;
+	(void) av;
+	if (spank_context() != S_CTX_REMOTE)
+		return 0;
+	return omru_job_record_finish(sp);
 }

@@ -9,6 +9,8 @@
  *   SLURM_GPUS  = the job's GPUs (what srun in the script will then use)
  *   OMRU_GPUS   = the same, for training scripts
  *   OMRU_NODES  = NODE:GPUS,... of the allocation, in node order
+ *   OMRU_PROFILE, OMRU_PROFILE_GPUS, OMRU_PROFILE_OUT, OMRU_METRICS_FILE
+ *               = what to measure and where (export_profiling below)
  * Steps started by srun inherit these from the batch script.  Jobs without
  * --omru-model are left alone; a failed RPC is logged and changes nothing.
  */
@@ -18,6 +20,7 @@
 
 #include <slurm/slurm.h>
 
+#include "omru/omru_record.h"
 #include "omru_spank.h"
 
 /* "gpu:tesla:2(IDX:0-1)" or "gpu:2(IDX:...)" -> 2; -1 if not a gpu entry. */
@@ -52,6 +55,35 @@ static int export_var(spank_t sp, const char *name, const char *value)
 	return rc == ESPANK_SUCCESS ? 0 : -1;
 }
 
+/*
+ * What the job's tasks measure and where they write: the plan marks a job
+ * for profiling in its AdminComment (`profiling=1,2,4`: counts within its
+ * allocation); the rows go to OMRU_PROFILE_OUT and the epoch metrics to
+ * OMRU_METRICS_FILE in the job's directory (job_record.c), unless the user
+ * named a metrics file.  Unmarked jobs get OMRU_PROFILE=off, except
+ * --omru-profile=force, which profiles even where no plan marked it.
+ */
+static void export_profiling(spank_t sp, const char *counts)
+{
+	const char *dir = omru_job_dir();
+	char path[OMRU_RUN_DIR_MAX + 64], cur[8];
+
+	if (counts && dir) {
+		export_var(sp, OMRU_ENV_PROFILE, "on");
+		export_var(sp, "OMRU_PROFILE_GPUS", counts);
+	} else if (omru_options_profile() != OMRU_PROFILE_FORCE) {
+		export_var(sp, OMRU_ENV_PROFILE, "off");
+	}
+	if (!dir)
+		return;
+	snprintf(path, sizeof(path), "%s/profile.csv", dir);
+	export_var(sp, "OMRU_PROFILE_OUT", path);
+	if (spank_getenv(sp, "OMRU_METRICS_FILE", cur, sizeof(cur)) == ESPANK_ENV_NOEXIST) {
+		snprintf(path, sizeof(path), "%s/metrics.jsonl", dir);
+		export_var(sp, "OMRU_METRICS_FILE", path);
+	}
+}
+
 extern int omru_step_env_fix(spank_t sp)
 {
 	uint32_t job_id = 0, step_id = 0;
@@ -60,6 +92,7 @@ extern int omru_step_env_fix(spank_t sp)
 	char total_s[24], *nodes_s = NULL;
 	size_t cap = 0, len = 0;
 	long total = 0;
+	int node_count = 0;
 
 	if (!(omru_opts.set & OMRU_OPT_MODEL))
 		return 0;
@@ -82,6 +115,7 @@ extern int omru_step_env_fix(spank_t sp)
 		char *host = slurm_hostlist_shift(hl);
 		long n = gpus_in_detail(j->gres_detail_str ? j->gres_detail_str[i] : NULL);
 		if (host && n > 0) {
+			node_count++;
 			size_t need = len + strlen(host) + 24;
 			if (need > cap) {
 				cap = need * 2;
@@ -97,6 +131,10 @@ extern int omru_step_env_fix(spank_t sp)
 	}
 	if (hl)
 		slurm_hostlist_destroy(hl);
+	char profiling[256] = "";
+	bool marked = omru_record_get(j->admin_comment, "profiling", profiling,
+				      sizeof(profiling)) == 1;
+	omru_job_record_alloc((int) total, node_count, j->start_time);
 	slurm_free_job_info_msg(msg);
 	if (total > 0 && nodes_s) {
 		snprintf(total_s, sizeof(total_s), "%ld", total);
@@ -105,5 +143,6 @@ extern int omru_step_env_fix(spank_t sp)
 		export_var(sp, OMRU_ENV_NODES, nodes_s);
 	}
 	free(nodes_s);
+	export_profiling(sp, marked ? profiling : NULL);
 	return 0;
 }

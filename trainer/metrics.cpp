@@ -33,6 +33,8 @@ std::string metrics_json(const EpochMetrics &m)
 			(m.loss_drop_first_100_steps ? num(*m.loss_drop_first_100_steps) : "null");
 	if (m.profiled_epoch_s)
 		s += ", \"profiled_epoch_s\": " + num(*m.profiled_epoch_s);
+	if (m.profile_s)
+		s += ", \"profile_s\": " + num(*m.profile_s);
 	return s + "}";
 }
 

@@ -26,6 +26,8 @@ struct EpochMetrics {
 	// Profile mode: the extrapolated epoch time at this world size, to
 	// compare with epoch_s.
 	std::optional<double> profiled_epoch_s;
+	// Profile mode, first epoch: the wall time profiling took.
+	std::optional<double> profile_s;
 };
 
 std::string metrics_json(const EpochMetrics &m);

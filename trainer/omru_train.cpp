@@ -128,8 +128,11 @@ class Trainer {
 
 		for (int epoch = first_epoch; epoch < o_.epochs; epoch++) {
 			EpochMetrics m = train_epoch(loader, averager, epoch);
-			if (epoch == first_epoch)
+			if (epoch == first_epoch) {
 				m.profiled_epoch_s = profiled;
+				if (profile_s > 0)
+					m.profile_s = profile_s;
+			}
 			if (env_.rank == 0)
 				report(m);
 			save(epoch + 1);

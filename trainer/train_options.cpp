@@ -36,7 +36,8 @@ const char kTrainHelp[] =
 	"  --checkpoint PATH       save at epoch ends; resume from it if present\n"
 	"  --metrics PATH          one JSON line per epoch (else OMRU_METRICS_FILE)\n"
 	"  --profile-gpus LIST     profile mode: time steps on these process counts\n"
-	"                          first (else OMRU_PROFILE=force|on|1 profiles 1,2,4..world)\n"
+	"                          first (else OMRU_PROFILE=force|on|1 profiles the\n"
+	"                          counts of OMRU_PROFILE_GPUS, else 1,2,4..world)\n"
 	"  --profile-steps K       timed steps per count (20); --profile-warmup W (5)\n"
 	"  --profile-out PATH      rows model,gpus,epoch_s,nodes (else OMRU_PROFILE_OUT)\n"
 	"  --max-steps-per-epoch N cut epochs short (tests and smoke runs)\n"
@@ -136,9 +137,15 @@ TrainOptions parse_train_options(const std::vector<std::string> &argv,
 	o.seed = static_cast<uint64_t>(a.integer("seed", 1, 0, 1L << 62));
 	o.checkpoint = a.get("checkpoint").value_or("");
 	o.metrics = a.get("metrics").value_or(env("OMRU_METRICS_FILE"));
+	std::string profile_env = env("OMRU_PROFILE");
+	bool profile_on = profile_env == "force" || profile_env == "on" || profile_env == "1";
 	if (auto g = a.get("profile-gpus")) {
 		o.profile_gpus = parse_counts(*g);
-	} else if (std::string p = env("OMRU_PROFILE"); p == "force" || p == "on" || p == "1") {
+	} else if (std::string g = env("OMRU_PROFILE_GPUS"); profile_on && !g.empty()) {
+		// spank_omru's choice for this job; counts above the world size
+		// are skipped by the profiler with a message.
+		o.profile_gpus = parse_counts(g);
+	} else if (profile_on) {
 		for (int g = 1; g < world; g *= 2)
 			o.profile_gpus.push_back(g);
 		o.profile_gpus.push_back(world);

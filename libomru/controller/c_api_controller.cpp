@@ -3,6 +3,7 @@
 // escaping into slurmctld would abort it.
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <exception>
@@ -14,6 +15,8 @@
 #include "controller/omru_conf.hpp"
 #include "controller/plan_state.hpp"
 #include "controller/site_profiles.hpp"
+#include "model/admin_comment.hpp"
+#include "profiler/store_file.hpp"
 #include "omru/omru_ctl.h"
 #include "policy/gpu_links.hpp"
 
@@ -39,6 +42,7 @@ omru::controller::PlanSettings settings_of(const omru::controller::OmruConf &c)
 	s.objective = c.objective;
 	s.fairness_factor = c.fairness_factor;
 	s.max_pending = static_cast<size_t>(c.max_pending_planned);
+	s.correction_margin = c.correction_margin;
 	return s;
 }
 
@@ -93,7 +97,7 @@ int omru_ctl_configure(omru_ctl_t *ctl, const char *conf_path,
 		ctl->warnings.clear();
 		for (const std::string &w : prof.value().warnings)
 			ctl->warnings += (ctl->warnings.empty() ? "" : "; ") + w;
-		ctl->ctl->reconfigure(prof.value().table, settings_of(ctl->conf));
+		ctl->ctl->reconfigure(prof.value(), settings_of(ctl->conf));
 		return OMRU_OK;
 	});
 }
@@ -163,6 +167,7 @@ int omru_ctl_snapshot_job(omru_ctl_t *ctl, const omru_ctl_job_t *job, char *err,
 		j.start_s = job->start_s;
 		j.time_limit_s = job->time_limit_s;
 		j.priority = job->priority;
+		j.uid = job->uid;
 		j.gpus = job->gpus;
 		j.max_nodes = job->max_nodes;
 		if (!std::isfinite(j.submit_s) || !std::isfinite(j.start_s) ||
@@ -178,6 +183,12 @@ int omru_ctl_snapshot_job(omru_ctl_t *ctl, const omru_ctl_job_t *job, char *err,
 			j.epochs = (o.set & OMRU_OPT_EPOCHS) ? o.epochs : 0;
 			j.gpus_min = (o.set & OMRU_OPT_GPUS) ? int(o.gpus_min) : job->gpus;
 			j.gpus_max = (o.set & OMRU_OPT_GPUS) ? int(o.gpus_max) : job->gpus;
+			j.profile_mode = o.profile;
+			if (job->running && job->admin_comment) {
+				auto rec = omru::parse_admin_comment(job->admin_comment);
+				if (rec.ok() && rec.value().get("rows"))
+					j.rows = *rec.value().get("rows");
+			}
 			if (j.gpus_min < 1 || j.gpus_min > j.gpus_max)
 				return bad("GPU range " + std::to_string(j.gpus_min) + "-" +
 					   std::to_string(j.gpus_max) + " is empty");
@@ -306,8 +317,111 @@ int omru_ctl_admin_comment(const omru_ctl_t *ctl, uint32_t job_id,
 		if (opts && (opts->set & OMRU_OPT_GPUS))
 			s += " range=" + std::to_string(opts->gpus_min) + "-" +
 			     std::to_string(opts->gpus_max);
+		if (!d->profiling.empty())
+			s += " profiling=" + omru::format_count_list(d->profiling);
 		put(buf, len, s);
 		return s.size() < len ? OMRU_OK : OMRU_EINVAL;
+	});
+}
+
+int omru_ctl_job_end(omru_ctl_t *ctl, uint32_t job_id, uint32_t uid,
+		     int completed, const omru_job_options_t *opts, int gpus,
+		     int nodes, double run_s, const char *comment, char *log,
+		     size_t loglen)
+{
+	put(log, loglen, "");
+	return guarded(log, loglen, [&] {
+		if (!opts || !(opts->set & OMRU_OPT_MODEL) || !std::isfinite(run_s))
+			return OMRU_OK;
+		omru::controller::JobEnd e;
+		e.job_id = job_id;
+		e.uid = uid;
+		e.completed = completed != 0;
+		e.model = opts->model;
+		e.epochs = (opts->set & OMRU_OPT_EPOCHS) ? opts->epochs : 0;
+		e.gpus = gpus;
+		e.nodes = nodes;
+		e.run_s = run_s;
+		auto rec = omru::parse_admin_comment(comment ? comment : "");
+		if (rec.ok()) {
+			if (const std::string *r = rec.value().get("rows"))
+				e.rows = *r;
+			if (const std::string *p = rec.value().get("profile_s")) {
+				char *end = nullptr;
+				double v = std::strtod(p->c_str(), &end);
+				if (end && !*end && std::isfinite(v) && v >= 0 && v < run_s)
+					e.profile_s = v;
+			}
+		}
+		put(log, loglen, ctl->ctl->job_ended(e, static_cast<double>(time(nullptr))));
+		return OMRU_OK;
+	});
+}
+
+struct omru_store_batch {
+	std::string path;
+	std::vector<omru::profiler::StoreOp> ops;
+	omru::profiler::ProfileStore result;
+	bool saved = false;
+};
+
+namespace {
+std::string store_path(const omru_ctl_t *ctl)
+{
+	return ctl->state_dir + "/profile_store";
+}
+} // namespace
+
+omru_store_batch_t *omru_ctl_store_take(omru_ctl_t *ctl)
+{
+	try {
+		if (!ctl->ctl->has_unsaved())
+			return nullptr;
+		auto *b = new omru_store_batch;
+		b->path = store_path(ctl);
+		b->ops = ctl->ctl->take_unsaved();
+		return b;
+	} catch (...) {
+		return nullptr;
+	}
+}
+
+int omru_store_batch_save(omru_store_batch_t *b, char *err, size_t errlen)
+{
+	return guarded(err, errlen, [&] {
+		std::vector<std::string> warnings;
+		std::string e = omru::profiler::merge_save(b->path, b->ops, {}, &b->result,
+							   &warnings);
+		// Saved: install the result (it has what omru-profile changed);
+		// not saved: the changes stay in memory, planning goes on.
+		b->saved = e.empty();
+		for (const std::string &w : warnings)
+			e += (e.empty() ? "" : "; ") + w;
+		put(err, errlen, e);
+		return e.empty() ? OMRU_OK : OMRU_EINVAL;
+	});
+}
+
+void omru_ctl_store_install(omru_ctl_t *ctl, omru_store_batch_t *b)
+{
+	guarded(nullptr, 0, [&] {
+		if (ctl && b && b->saved)
+			ctl->ctl->install_store(b->result);
+		return OMRU_OK;
+	});
+	delete b;
+}
+
+int omru_ctl_store_load(omru_ctl_t *ctl, char *err, size_t errlen)
+{
+	return guarded(err, errlen, [&] {
+		auto st = omru::profiler::load_store(store_path(ctl), {});
+		if (!st.ok()) {
+			put(err, errlen, st.error());
+			return OMRU_EINVAL;
+		}
+		ctl->ctl->install_store(st.value());
+		return OMRU_OK;
 	});
 }
 

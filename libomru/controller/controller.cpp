@@ -3,6 +3,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "model/admin_comment.hpp"
 
 #include "planner/planner.hpp"
 
@@ -13,17 +17,160 @@ namespace {
 constexpr size_t kMinPendingCap = 32;
 } // namespace
 
+namespace {
+SiteProfiles only_table(std::shared_ptr<const ProfileTable> t)
+{
+	SiteProfiles s;
+	s.table = std::move(t);
+	return s;
+}
+} // namespace
+
+Controller::Controller(const SiteProfiles &site, PlanSettings s)
+	: store_(std::make_shared<profiler::ProfileStore>()),
+	  books_(site.table, site.row_list), settings_(s), pending_cap_(s.max_pending)
+{
+	books_.set_store(store_);
+}
+
 Controller::Controller(std::shared_ptr<const ProfileTable> profiles, PlanSettings s)
-	: book_(std::move(profiles)), settings_(s), pending_cap_(s.max_pending)
+	: Controller(only_table(std::move(profiles)), s)
 {
 }
 
-void Controller::reconfigure(std::shared_ptr<const ProfileTable> profiles,
-			     PlanSettings s)
+void Controller::reconfigure(const SiteProfiles &site, PlanSettings s)
 {
-	book_ = SpeedBook(std::move(profiles));
+	books_ = ProfileBooks(site.table, site.row_list);
+	books_.set_store(store_);
 	settings_ = s;
 	pending_cap_ = s.max_pending;
+}
+
+void Controller::change(profiler::StoreOp op)
+{
+	store_->apply(op);
+	unsaved_.push_back(std::move(op));
+	books_.set_store(store_);
+}
+
+void Controller::install_store(const profiler::ProfileStore &store)
+{
+	auto fresh = std::make_shared<profiler::ProfileStore>(store);
+	for (const profiler::StoreOp &op : unsaved_)
+		fresh->apply(op);
+	store_ = std::move(fresh);
+	books_.set_store(store_);
+}
+
+std::vector<profiler::StoreOp> Controller::take_unsaved()
+{
+	std::vector<profiler::StoreOp> out;
+	out.swap(unsaved_);
+	return out;
+}
+
+// Rows a job's node sent (spank_omru, AdminComment `rows=`), checked again
+// here: the field crossed a process boundary.  Only counts the job held
+// can be in it; a bad field is ignored whole.
+void Controller::learn_rows(uint32_t job_id, uint32_t uid, const std::string &model,
+			    int max_gpus, int max_nodes, const std::string &rows,
+			    double now_s)
+{
+	if (rows.empty() || model.empty())
+		return;
+	auto seen = learned_.find(job_id);
+	if (seen != learned_.end() && seen->second == rows)
+		return;
+	learned_[job_id] = rows;
+	auto parsed = parse_comment_rows(rows);
+	if (!parsed.ok())
+		return;
+	for (const CommentRow &r : parsed.value()) {
+		if (r.gpus > max_gpus || r.nodes > max_nodes)
+			continue;
+		profiler::StoreRow row;
+		row.model = model;
+		row.gpus = r.gpus;
+		row.nodes = r.nodes;
+		row.epoch_s = r.epoch_s;
+		row.source = profiler::RowSource::Measured;
+		row.when = static_cast<int64_t>(now_s);
+		row.job_id = job_id;
+		if (profiler::valid_row(row))
+			change(profiler::StoreOp::add_row(uid, row));
+	}
+}
+
+std::vector<int> Controller::profiling_counts(const JobSnap &j, int gpus)
+{
+	if (!j.omru || j.model.empty() || gpus < 1 ||
+	    j.profile_mode == OMRU_PROFILE_OFF ||
+	    (j.profile_mode != OMRU_PROFILE_FORCE && books_.knows(j.uid, j.model)))
+		return {};
+	std::vector<int> counts;
+	for (int g = 1; g < gpus && counts.size() < 31; g *= 2)
+		counts.push_back(g);
+	counts.push_back(gpus);
+	return counts;
+}
+
+std::string Controller::job_ended(const JobEnd &e, double now_s)
+{
+	learned_.erase(e.job_id);
+	if (e.model.empty() || e.gpus < 1 || e.nodes < 1)
+		return "";
+	learn_rows(e.job_id, e.uid, e.model, e.gpus, e.nodes, e.rows, now_s);
+	learned_.erase(e.job_id);
+	double work_s = e.run_s - e.profile_s;
+	if (!e.completed || !(e.epochs > 0) || !(work_s > 0))
+		return "";
+	double real = work_s / e.epochs;
+	SpeedBook &book = books_.for_user(e.uid);
+	int gpn = 1, nodes = e.nodes;
+	const ProfileTable *t = book.profiles();
+	int m = t ? t->model_id(e.model) : -1;
+	double predicted = 0;
+	if (m >= 0) {
+		// Price it on a cluster that holds the job's spread: the model's
+		// rows do not depend on the node count (speed_model.hpp).
+		gpn = (e.gpus + nodes - 1) / nodes;
+		if (const SpeedModel *sm = book.model_for(nodes, gpn))
+			predicted = sm->spread(m, e.gpus, nodes).epoch_s;
+	}
+	bool off = !(predicted > 0) ||
+		   std::abs(real / predicted - 1) > settings_.correction_margin;
+	if (!off)
+		return "";
+	profiler::StoreRow row;
+	row.model = e.model;
+	row.gpus = e.gpus;
+	row.nodes = e.nodes;
+	row.epoch_s = real;
+	row.source = profiler::RowSource::Runtime;
+	row.when = static_cast<int64_t>(now_s);
+	row.job_id = e.job_id;
+	if (!profiler::valid_row(row))
+		return "";
+	change(profiler::StoreOp::add_row(e.uid, row));
+	char buf[256];
+	if (predicted > 0) {
+		double factor = std::clamp(store_->correction(e.uid, e.model) *
+						   real / predicted,
+					   0.01, 100.0);
+		change(profiler::StoreOp::set_correction(e.uid, e.model, factor,
+							 row.when));
+		std::snprintf(buf, sizeof(buf),
+			      "model %s of uid %u: epoch %.3g s at %d GPU(s) over %d "
+			      "node(s), predicted %.3g s: curve corrected (factor %.3g)",
+			      e.model.c_str(), e.uid, real, e.gpus, e.nodes,
+			      predicted, factor);
+	} else {
+		std::snprintf(buf, sizeof(buf),
+			      "model %s of uid %u: epoch %.3g s at %d GPU(s) over %d "
+			      "node(s) learned from its runtime",
+			      e.model.c_str(), e.uid, real, e.gpus, e.nodes);
+	}
+	return buf;
 }
 
 void Controller::plan(const Snapshot &snap, double time_cap_ms)
@@ -31,7 +178,14 @@ void Controller::plan(const Snapshot &snap, double time_cap_ms)
 	auto t0 = std::chrono::steady_clock::now();
 	PlanSettings st = settings_;
 	st.max_pending = std::min(settings_.max_pending, pending_cap_);
-	BuiltInput b = build_plan_input(snap, book_, st);
+	for (const JobSnap &j : snap.jobs)
+		if (j.running && j.omru && !j.rows.empty())
+			learn_rows(j.job_id, j.uid, j.model, j.gpus,
+				   static_cast<int>(j.where.size()), j.rows, snap.now_s);
+	BookFor book_for = [this](uint32_t uid) -> SpeedBook & {
+		return books_.for_user(uid);
+	};
+	BuiltInput b = build_plan_input(snap, book_for, st);
 	std::unordered_map<uint32_t, Decision> out;
 	planner::Plan plan;
 	if (!b.in.jobs.empty()) {
@@ -61,8 +215,6 @@ void Controller::plan(const Snapshot &snap, double time_cap_ms)
 			d.start_s = s.start_s;
 			d.runtime_s = p.end_s() - s.start_s;
 		}
-		if (d.gpus > 0)
-			d.profile = profile_source(book_, b, j, d.gpus, d.nodes);
 		out.emplace(b.job_ids[j], std::move(d));
 	}
 	for (const planner::Action &a : plan.now) {
@@ -75,6 +227,24 @@ void Controller::plan(const Snapshot &snap, double time_cap_ms)
 		d.nodes = static_cast<int>(a.where.size());
 		d.start_s = snap.now_s;
 	}
+	// Where each prediction comes from, and who should profile.
+	std::unordered_map<uint32_t, const JobSnap *> by_id;
+	for (const JobSnap &j : snap.jobs)
+		by_id.emplace(j.job_id, &j);
+	for (size_t j = 0; j < b.in.jobs.size(); j++) {
+		Decision &d = out[b.job_ids[j]];
+		if (d.gpus <= 0)
+			continue;
+		const JobSnap *js = by_id[b.job_ids[j]];
+		auto own = [&](int m, int g, int k) {
+			return js && books_.own_row(js->uid, b.book[j]->profiles()->model_name(m), g, k);
+		};
+		d.profile = profile_source(b, j, d.gpus, d.nodes, own);
+		if (js && d.kind == Decision::Kind::Start && !js->running)
+			d.profiling = profiling_counts(*js, d.gpus);
+	}
+	for (auto it = learned_.begin(); it != learned_.end();)
+		it = by_id.count(it->first) ? std::next(it) : learned_.erase(it);
 	// Jobs beyond the planned queue wait for their turn; jobs the model
 	// cannot express are left to cons_tres.
 	for (uint32_t id : b.left_out)

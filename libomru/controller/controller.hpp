@@ -13,8 +13,10 @@
 #include <vector>
 
 #include "controller/plan_input.hpp"
+#include "controller/profile_books.hpp"
 #include "controller/snapshot.hpp"
 #include "planner/plan.hpp"
+#include "profiler/profile_store.hpp"
 
 namespace omru {
 namespace controller {
@@ -33,6 +35,23 @@ struct Decision {
 	double runtime_s = 0; // predicted, at `gpus`
 	bool moldable = false;
 	ProfileSource profile = ProfileSource::Default;
+	// Start of an OMRU job whose model its user's profiles do not know
+	// (or --omru-profile=force): the counts it should measure, within
+	// its allocation (1, 2, 4, ... and its own count).
+	std::vector<int> profiling;
+};
+
+// A job that ended, for the self-correction (Controller::job_ended).
+struct JobEnd {
+	uint32_t job_id = 0;
+	uint32_t uid = 0;
+	bool completed = false;  // ran to the end (not cancelled, failed, ...)
+	std::string model;       // "" for a plain job
+	double epochs = 0;
+	int gpus = 0, nodes = 0; // what it held
+	double run_s = 0;        // end - start, slurmctld's clock
+	double profile_s = 0;    // of run_s, spent profiling (its record)
+	std::string rows;        // its record's `rows`
 };
 
 struct PlanStats {
@@ -45,12 +64,29 @@ struct PlanStats {
 
 class Controller {
     public:
-	// IN profiles: the site's profiles (may be empty, never null).
+	// IN site: the site's profiles (its table may be empty, never null).
+	Controller(const SiteProfiles &site, PlanSettings s);
+	// Only site profiles, for tests.
 	Controller(std::shared_ptr<const ProfileTable> profiles, PlanSettings s);
 
 	// Replaces the profiles and settings (reconfigure); the plan choice
-	// is kept, the next call to plan() re-plans.
-	void reconfigure(std::shared_ptr<const ProfileTable> profiles, PlanSettings s);
+	// and the learned profiles are kept, the next plan() re-plans.
+	void reconfigure(const SiteProfiles &site, PlanSettings s);
+
+	// ---- the profile store (what jobs measured) ----
+	// Replaces the store (load at start, or after a save merged what
+	// omru-profile changed on disk); ops not yet saved are applied again.
+	void install_store(const profiler::ProfileStore &store);
+	const profiler::ProfileStore &store() const { return *store_; }
+	// The changes since the last call, for a background save (the glue
+	// writes them with profiler::merge_save, off slurmctld's hot path).
+	std::vector<profiler::StoreOp> take_unsaved();
+	bool has_unsaved() const { return !unsaved_.empty(); }
+	// A job ended: its last rows are learned, and when its real epoch
+	// time differs from the prediction by more than the margin, the
+	// model's curve for its user is corrected (profile_books.hpp).
+	// RET a line for the log saying what was learned, or "".
+	std::string job_ended(const JobEnd &e, double now_s);
 
 	// Plans `snap`; throws on a planner failure (the glue then falls back
 	// to cons_tres and logs).  `time_cap_ms` > 0 shrinks the planned queue
@@ -66,7 +102,17 @@ class Controller {
 	bool planned() const { return stats_.plans > 0; }
 
     private:
-	SpeedBook book_;
+	void learn_rows(uint32_t job_id, uint32_t uid, const std::string &model,
+			int max_gpus, int max_nodes, const std::string &rows,
+			double now_s);
+	void change(profiler::StoreOp op);
+	std::vector<int> profiling_counts(const JobSnap &j, int gpus);
+
+	std::shared_ptr<profiler::ProfileStore> store_;
+	ProfileBooks books_;
+	std::vector<profiler::StoreOp> unsaved_;
+	// Per running job: the `rows` value last learned from it.
+	std::unordered_map<uint32_t, std::string> learned_;
 	PlanSettings settings_;
 	size_t pending_cap_; // max_pending, shrunk while plans are too slow
 	planner::PlanChoice keep_;

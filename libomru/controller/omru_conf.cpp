@@ -193,6 +193,10 @@ const std::vector<Key> &keys()
 		  [](std::string_view v, size_t, OmruConf &c, Seen &) {
 			  return number_in(v, 1, 60000, c.plan_time_max_ms, "milliseconds");
 		  } },
+		{ "CorrectionMargin",
+		  [](std::string_view v, size_t, OmruConf &c, Seen &) {
+			  return number_in(v, 0.01, 10, c.correction_margin, "a fraction");
+		  } },
 		{ "CpusPerGpu",
 		  [](std::string_view v, size_t, OmruConf &c, Seen &) {
 			  return whole_in(v, 0, 1024, c.cpus_per_gpu);
@@ -369,6 +373,7 @@ std::string format_omru_conf(const OmruConf &c)
 	s += std::string(" PlanRigidJobs=") + (c.plan_rigid_jobs ? "yes" : "no");
 	s += " MaxPendingPlanned=" + std::to_string(c.max_pending_planned);
 	s += std::string(" LogPlans=") + (c.log_plans ? "yes" : "no");
+	s += " CorrectionMargin=" + fmt(c.correction_margin);
 	return s;
 }
 

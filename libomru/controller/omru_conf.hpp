@@ -28,6 +28,7 @@ struct OmruConf {
 	bool plan_rigid_jobs = true;            // PlanRigidJobs=
 	int max_pending_planned = 5000;         // MaxPendingPlanned=, 1..1000000
 	bool log_plans = false;                 // LogPlans=
+	double correction_margin = 0.25;        // CorrectionMargin=, 0.01..10
 };
 
 constexpr size_t kMaxOmruConfBytes = 1u << 20; // the whole file

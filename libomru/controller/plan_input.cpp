@@ -21,12 +21,12 @@ double runtime_of(const JobSnap &j)
 
 // Identifies a curve: model (-1: default), count range, node cap, and for
 // default curves the runtime they stand for.
-using CurveKey = std::tuple<int, int, int, int, double>;
+using CurveKey = std::tuple<const SpeedBook *, int, int, int, int, double>;
 
 class Builder {
     public:
-	Builder(const Snapshot &s, SpeedBook &book, const PlanSettings &st)
-		: snap_(s), book_(book), settings_(st)
+	Builder(const Snapshot &s, const BookFor &book_for, const PlanSettings &st)
+		: snap_(s), book_for_(book_for), settings_(st)
 	{
 	}
 	BuiltInput build();
@@ -38,6 +38,9 @@ class Builder {
 		int k = std::min(g, nodes_);
 		return max_nodes > 0 ? std::min(k, max_nodes) : k;
 	}
+	// The job's book (its user's) and its speed model for this cluster.
+	SpeedBook &book_of(const JobSnap &j) const { return book_for_(j.uid); }
+	const SpeedModel *speed_of(SpeedBook &b) { return b.model_for(nodes_, gpn_); }
 	int model_of(const JobSnap &j) const;
 	int curve(const JobSnap &j);
 	int node_set(const std::vector<int> &eligible);
@@ -45,9 +48,8 @@ class Builder {
 	void add_pending(const JobSnap &j);
 
 	const Snapshot &snap_;
-	SpeedBook &book_;
+	const BookFor &book_for_;
 	const PlanSettings &settings_;
-	const SpeedModel *model_ = nullptr;
 	int nodes_ = 0, gpn_ = 1, total_ = 0;
 	std::map<CurveKey, int> curves_;
 	std::map<std::vector<int>, int> sets_;
@@ -56,9 +58,11 @@ class Builder {
 
 int Builder::model_of(const JobSnap &j) const
 {
-	if (!j.omru || !(j.epochs > 0) || !model_ || !book_.profiles())
+	SpeedBook &b = book_of(j);
+	if (!j.omru || !(j.epochs > 0) || !b.profiles() ||
+	    !b.model_for(nodes_, gpn_))
 		return -1;
-	return book_.profiles()->model_id(j.model);
+	return b.profiles()->model_id(j.model);
 }
 
 int Builder::curve(const JobSnap &j)
@@ -80,7 +84,9 @@ int Builder::curve(const JobSnap &j)
 		hi = std::min(hi, j.max_nodes * gpn_);
 	if (lo < 1 || lo > hi || min_nodes(lo) > nodes_)
 		return -1;
-	CurveKey key{ m, lo, hi, j.max_nodes, runtime };
+	SpeedBook &book = book_of(j);
+	const SpeedModel *model = speed_of(book);
+	CurveKey key{ m >= 0 ? &book : nullptr, m, lo, hi, j.max_nodes, runtime };
 	auto it = curves_.find(key);
 	if (it != curves_.end())
 		return it->second;
@@ -93,7 +99,7 @@ int Builder::curve(const JobSnap &j)
 			continue;
 		std::vector<double> by_nodes(std::min(g, nodes_) + 1, planner::kNoRow);
 		for (int k = kmin; k <= kmax; k++)
-			by_nodes[k] = m >= 0 ? model_->spread(m, g, k).epoch_s : runtime;
+			by_nodes[k] = m >= 0 ? model->spread(m, g, k).epoch_s : runtime;
 		cv.gpus.push_back(g);
 		cv.epoch_s.push_back(std::move(by_nodes));
 	}
@@ -134,7 +140,7 @@ void Builder::add_running(const JobSnap &j)
 	double end;
 	if (m >= 0 && span <= std::min(j.gpus, nodes_) && span >= min_nodes(j.gpus) &&
 	    j.gpus <= total_) {
-		pj.epoch_s = model_->spread(m, j.gpus, span).epoch_s;
+		pj.epoch_s = speed_of(book_of(j))->spread(m, j.gpus, span).epoch_s;
 		pj.epochs_at_progress_start = j.epochs;
 		end = j.start_s + j.epochs * pj.epoch_s;
 	} else {
@@ -153,6 +159,7 @@ void Builder::add_running(const JobSnap &j)
 	out_.in.jobs.push_back(std::move(pj));
 	out_.job_ids.push_back(j.job_id);
 	out_.model.push_back(m);
+	out_.book.push_back(&book_of(j));
 }
 
 void Builder::add_pending(const JobSnap &j)
@@ -173,6 +180,7 @@ void Builder::add_pending(const JobSnap &j)
 	out_.in.jobs.push_back(std::move(pj));
 	out_.job_ids.push_back(j.job_id);
 	out_.model.push_back(m);
+	out_.book.push_back(&book_of(j));
 }
 
 BuiltInput Builder::build()
@@ -211,7 +219,6 @@ BuiltInput Builder::build()
 	}
 	gpn_ = std::max(gpn_, *std::max_element(in.node_gpus.begin(), in.node_gpus.end()));
 	in.gpus_per_node = gpn_;
-	model_ = book_.model_for(nodes_, gpn_);
 
 	std::vector<const JobSnap *> running, pending;
 	for (const JobSnap &j : snap_.jobs)
@@ -278,21 +285,32 @@ const SpeedModel *SpeedBook::model_for(int nodes, int gpus_per_node)
 	return model_.get();
 }
 
+BuiltInput build_plan_input(const Snapshot &snap, const BookFor &book_for,
+			    const PlanSettings &settings)
+{
+	return Builder(snap, book_for, settings).build();
+}
+
 BuiltInput build_plan_input(const Snapshot &snap, SpeedBook &book,
 			    const PlanSettings &settings)
 {
-	return Builder(snap, book, settings).build();
+	BookFor one = [&book](uint32_t) -> SpeedBook & { return book; };
+	return Builder(snap, one, settings).build();
 }
 
-ProfileSource profile_source(SpeedBook &book, const BuiltInput &b, size_t job,
-			     int gpus, int nodes)
+ProfileSource profile_source(const BuiltInput &b, size_t job, int gpus,
+			     int nodes,
+			     const std::function<bool(int, int, int)> &own_row)
 {
 	int m = b.model[job];
-	const SpeedModel *sm = book.model_for(b.in.nodes, b.in.gpus_per_node);
+	SpeedBook *book = b.book[job];
+	const SpeedModel *sm = book ? book->model_for(b.in.nodes, b.in.gpus_per_node) : nullptr;
 	if (m < 0 || !sm)
 		return ProfileSource::Default;
 	int kmin = (gpus + b.in.gpus_per_node - 1) / b.in.gpus_per_node;
 	nodes = std::clamp(nodes, kmin, std::min(gpus, b.in.nodes));
+	if (own_row && own_row(m, gpus, nodes))
+		return ProfileSource::Measured;
 	return sm->spread(m, gpus, nodes).confidence == Confidence::Measured
 		       ? ProfileSource::Site
 		       : ProfileSource::Estimated;

@@ -17,6 +17,7 @@
 #define OMRU_CONTROLLER_PLAN_INPUT_HPP
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <tuple>
@@ -42,13 +43,20 @@ struct PlanSettings {
 	planner::Objective objective = planner::Objective::Makespan;
 	double fairness_factor = 0;
 	size_t max_pending = 5000; // pending jobs planned, by priority
+	// A finished job whose real epoch time is off the prediction by more
+	// than this fraction corrects its model's curve (omru.conf).
+	double correction_margin = 0.25;
 };
+
+class SpeedBook;
 
 struct BuiltInput {
 	planner::PlanInput in;
 	std::vector<uint32_t> job_ids; // Slurm job id of each in.jobs entry
-	// Per in.jobs entry: the profiles' model id, or -1 (default curve).
+	// Per in.jobs entry: the profiles' model id, or -1 (default curve),
+	// in the book that priced the job (its user's, profile_books.hpp).
 	std::vector<int> model;
+	std::vector<SpeedBook *> book;
 	// Pending jobs beyond max_pending: they wait for their turn.
 	std::vector<uint32_t> left_out;
 	// Pending jobs the plan cannot model (no count fits, no eligible
@@ -74,14 +82,24 @@ class SpeedBook {
 	int nodes_ = 0, gpn_ = 0;
 };
 
+// The book that prices a user's jobs.
+using BookFor = std::function<SpeedBook &(uint32_t uid)>;
+
 // IN snap: validated by the glue; jobs with nonsense (no GPUs, a range
 // above the cluster) are left out rather than failing the whole plan.
+BuiltInput build_plan_input(const Snapshot &snap, const BookFor &book_for,
+			    const PlanSettings &settings);
+// Every user's jobs priced by one book.
 BuiltInput build_plan_input(const Snapshot &snap, SpeedBook &book,
 			    const PlanSettings &settings);
 
-// The source of a job's runtime at `gpus` GPUs over `nodes` nodes.
-ProfileSource profile_source(SpeedBook &book, const BuiltInput &b, size_t job,
-			     int gpus, int nodes);
+// The source of a job's runtime at `gpus` GPUs over `nodes` nodes:
+// Measured where `own_row` says the job's user measured that count
+// (profile_books.hpp), Site where a site row has it, else Estimated or
+// Default.
+ProfileSource profile_source(const BuiltInput &b, size_t job, int gpus,
+			     int nodes,
+			     const std::function<bool(int model, int gpus, int nodes)> &own_row = {});
 
 } // namespace controller
 } // namespace omru

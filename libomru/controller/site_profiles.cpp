@@ -49,6 +49,10 @@ Parsed<SiteProfiles> load_site_profiles(const std::vector<std::string> &files)
 						" profile rows in all");
 				merged += std::get<0>(key) + "," + std::get<1>(key) + "," +
 					  std::string(r.field(epoch)) + "," + n + "\n";
+				out.row_list.push_back(SiteRow{
+					std::get<0>(key), r.positive_int(gpus, kMaxProfileGpus),
+					n.empty() ? 0 : r.positive_int(*nodes, kMaxProfileGpus),
+					r.positive_double(epoch) });
 			}
 			if (repeated)
 				out.warnings.push_back(

@@ -17,8 +17,17 @@ namespace controller {
 constexpr size_t kMaxProfileFileBytes = 16u << 20;
 constexpr size_t kMaxProfileRows = 200000;
 
+// One row of the merged table (nodes 0: packed), so the rows can be
+// merged again with what jobs measured (profile_books.hpp).
+struct SiteRow {
+	std::string model;
+	int gpus = 0, nodes = 0;
+	double epoch_s = 0;
+};
+
 struct SiteProfiles {
 	std::shared_ptr<const ProfileTable> table;
+	std::vector<SiteRow> row_list; // the table's rows, file order
 	size_t rows = 0;
 	// Rows of a later file that repeat a (model, gpus, nodes) of an
 	// earlier one: the first file wins; one message per file.

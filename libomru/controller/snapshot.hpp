@@ -30,6 +30,12 @@ struct JobSnap {
 	double start_s = 0;      // running jobs
 	double time_limit_s = 0; // 0: no limit
 	uint32_t priority = 0;   // Slurm's; orders jobs beyond MaxPendingPlanned
+	uint32_t uid = 0;        // whose profiles price it (profile_books.hpp)
+	// --omru-profile: 0 auto, 1 off, 2 force (omru_profile_mode_t).
+	int profile_mode = 0;
+	// Running: the `rows` field of its AdminComment, what it measured so
+	// far (model/admin_comment.hpp), "" if none.
+	std::string rows;
 	// OMRU options (spank_omru); `omru` false for a plain GPU job.
 	bool omru = false;
 	std::string model;

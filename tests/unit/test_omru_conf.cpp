@@ -200,7 +200,7 @@ START_TEST(test_unknown_key_lists_the_known_ones)
 	ck_assert_string_eq(error_of("\nObjectiv=jct\n"),
 			    "omru.conf:2: unknown key 'Objectiv' (known: Objective, "
 			    "FairnessFactor, ProfileFile, StateDir, PlanIntervalMin, "
-			    "PlanIntervalMax, PlanTimeMax, CpusPerGpu, PlanRigidJobs, "
+			    "PlanIntervalMax, PlanTimeMax, CorrectionMargin, CpusPerGpu, PlanRigidJobs, "
 			    "MaxPendingPlanned, LogPlans)");
 }
 END_TEST
@@ -210,7 +210,7 @@ START_TEST(test_include_is_an_unknown_key)
 	ck_assert_string_eq(error_of("Include=/etc/slurm/omru-more.conf"),
 			    "omru.conf:1: unknown key 'Include' (known: Objective, "
 			    "FairnessFactor, ProfileFile, StateDir, PlanIntervalMin, "
-			    "PlanIntervalMax, PlanTimeMax, CpusPerGpu, PlanRigidJobs, "
+			    "PlanIntervalMax, PlanTimeMax, CorrectionMargin, CpusPerGpu, PlanRigidJobs, "
 			    "MaxPendingPlanned, LogPlans)");
 }
 END_TEST
@@ -479,7 +479,7 @@ START_TEST(test_format_writes_every_key_at_its_default)
 			    "Objective=makespan FairnessFactor=0 ProfileFile=(none) "
 			    "StateDir=(default) PlanIntervalMin=1 PlanIntervalMax=30 "
 			    "PlanTimeMax=200 CpusPerGpu=0 PlanRigidJobs=yes "
-			    "MaxPendingPlanned=5000 LogPlans=no");
+			    "MaxPendingPlanned=5000 LogPlans=no CorrectionMargin=0.25");
 }
 END_TEST
 
@@ -489,12 +489,14 @@ START_TEST(test_format_writes_the_values_read)
 			    "ProfileFile=/a.csv\nProfileFile=/b.csv\n"
 			    "StateDir=/var/omru\nPlanIntervalMin=0.1\n"
 			    "PlanIntervalMax=86400\nPlanTimeMax=12345.678\nCpusPerGpu=4\n"
-			    "PlanRigidJobs=no\nMaxPendingPlanned=1000000\nLogPlans=yes\n");
+			    "PlanRigidJobs=no\nMaxPendingPlanned=1000000\nLogPlans=yes\n"
+			    "CorrectionMargin=0.5\n");
 	ck_assert_string_eq(format_omru_conf(c),
 			    "Objective=jct FairnessFactor=2.25 ProfileFile=/a.csv "
 			    "ProfileFile=/b.csv StateDir=/var/omru PlanIntervalMin=0.1 "
 			    "PlanIntervalMax=86400 PlanTimeMax=12345.678 CpusPerGpu=4 "
-			    "PlanRigidJobs=no MaxPendingPlanned=1000000 LogPlans=yes");
+			    "PlanRigidJobs=no MaxPendingPlanned=1000000 LogPlans=yes "
+			    "CorrectionMargin=0.5");
 }
 END_TEST
 

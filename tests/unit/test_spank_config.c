@@ -21,16 +21,21 @@ START_TEST(test_no_arguments_gives_defaults)
 	ck_assert_int_eq(parse(0, NULL, &cfg), OMRU_OK);
 	ck_assert_int_eq(cfg.default_profile, OMRU_PROFILE_AUTO);
 	ck_assert_uint_eq(cfg.max_gpus, 1024);
+	ck_assert_str_eq(cfg.run_dir, "/run/slurm-omru");
+	ck_assert_uint_eq(cfg.report_interval_s, 15);
 }
 END_TEST
 
 START_TEST(test_known_keys_are_applied)
 {
-	const char *argv[] = { "default_profile=off", "max_gpus=16" };
+	const char *argv[] = { "default_profile=off", "max_gpus=16",
+			       "run_dir=/var/run/omru", "report_interval=2" };
 	omru_spank_config_t cfg;
-	ck_assert_int_eq(parse(2, argv, &cfg), OMRU_OK);
+	ck_assert_int_eq(parse(4, argv, &cfg), OMRU_OK);
 	ck_assert_int_eq(cfg.default_profile, OMRU_PROFILE_OFF);
 	ck_assert_uint_eq(cfg.max_gpus, 16);
+	ck_assert_str_eq(cfg.run_dir, "/var/run/omru");
+	ck_assert_uint_eq(cfg.report_interval_s, 2);
 }
 END_TEST
 
@@ -40,7 +45,7 @@ START_TEST(test_unknown_key_is_an_error)
 	omru_spank_config_t cfg;
 	ck_assert_int_eq(parse(1, argv, &cfg), OMRU_EINVAL);
 	ck_assert_str_eq(err, "plugstack.conf: unknown key 'max_gpu' (keys: "
-			      "default_profile, max_gpus)");
+			      "default_profile, max_gpus, run_dir, report_interval)");
 }
 END_TEST
 
@@ -59,7 +64,10 @@ START_TEST(test_bad_values_are_errors)
 {
 	const char *bad[] = { "max_gpus=0", "max_gpus=1025", "max_gpus=2-4",
 			      "max_gpus=", "max_gpus=eight",
-			      "default_profile=sometimes", "default_profile=" };
+			      "default_profile=sometimes", "default_profile=",
+			      "run_dir=relative/dir", "run_dir=", "run_dir=/a b",
+			      "run_dir=/a/../etc", "report_interval=0",
+			      "report_interval=3601", "report_interval=1s" };
 	omru_spank_config_t cfg;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		ck_assert_msg(parse(1, &bad[i], &cfg) == OMRU_EINVAL,

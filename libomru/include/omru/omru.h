@@ -125,9 +125,17 @@ int omru_job_options_format(const omru_job_options_t *opts, char *buf,
 			    size_t len);
 
 /* spank_omru's plugstack.conf arguments (see spank_omru(8)). */
+#define OMRU_RUN_DIR_MAX 255
 typedef struct {
 	omru_profile_mode_t default_profile; /* default_profile=, "auto" */
 	uint32_t max_gpus; /* max_gpus=, 1..1024, default 1024 */
+	/* run_dir=: where a job's node-local files live (the rows it
+	 * measured, its metrics), one directory per job; absolute, default
+	 * /run/slurm-omru */
+	char run_dir[OMRU_RUN_DIR_MAX + 1];
+	/* report_interval=: seconds between two looks at what a running job
+	 * measured, 1..3600, default 15 */
+	uint32_t report_interval_s;
 } omru_spank_config_t;
 
 /*

@@ -81,6 +81,9 @@ typedef struct {
 	/* Pending: node indices it may start on, ascending, usable only. */
 	const int *eligible;
 	int eligible_count;
+	uint32_t uid; /* the job's user: whose measured profiles price it */
+	/* Running: its AdminComment (what its node reported), or NULL. */
+	const char *admin_comment;
 } omru_ctl_job_t;
 
 /* RET OMRU_OK, or OMRU_EINVAL (the job is left out; message says why). */
@@ -135,6 +138,34 @@ void omru_ctl_stats(const omru_ctl_t *ctl, char *buf, size_t len);
 int omru_ctl_admin_comment(const omru_ctl_t *ctl, uint32_t job_id,
 			   const omru_job_options_t *opts, const char *nodes,
 			   time_t start, char *buf, size_t len);
+
+/*
+ * omru_ctl_job_end - a GPU job ended (job_fini): its last reported rows are
+ * learned, and a completed OMRU job whose real epoch time is off the
+ * prediction by more than CorrectionMargin corrects its model's curve.
+ * IN comment - its AdminComment (rows=, profile_s=), or NULL
+ * OUT log - what was learned, "" if nothing
+ */
+int omru_ctl_job_end(omru_ctl_t *ctl, uint32_t job_id, uint32_t uid,
+		     int completed, const omru_job_options_t *opts, int gpus,
+		     int nodes, double run_s, const char *comment, char *log,
+		     size_t loglen);
+
+/*
+ * The profile store in StateDir (profiler/store_file.hpp), saved off
+ * slurmctld's hot path: under the glue's lock take the unsaved changes
+ * (omru_ctl_store_take: NULL when there are none), write them without the
+ * lock (omru_store_batch_save: merges with what omru-profile changed on
+ * disk), and under the lock again install the result
+ * (omru_ctl_store_install, which frees the batch).
+ */
+typedef struct omru_store_batch omru_store_batch_t;
+omru_store_batch_t *omru_ctl_store_take(omru_ctl_t *ctl);
+int omru_store_batch_save(omru_store_batch_t *b, char *err, size_t errlen);
+void omru_ctl_store_install(omru_ctl_t *ctl, omru_store_batch_t *b);
+/* omru_ctl_store_load - read the store at start (a corrupt file is
+ * reported and ignored, planning goes on without it). */
+int omru_ctl_store_load(omru_ctl_t *ctl, char *err, size_t errlen);
 
 /* The plan choice in StateDir (atomic write; a corrupt file is reported
  * and ignored by load). */

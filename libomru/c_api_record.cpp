@@ -1,0 +1,103 @@
+// c_api_record.cpp - the extern "C" side of the job record
+// (omru/omru_record.h) for spank_omru.
+#include <cstring>
+#include <string>
+
+#include "c_boundary.hpp"
+#include "model/admin_comment.hpp"
+#include "model/measured_rows.hpp"
+#include "omru/omru_record.h"
+
+using omru::guarded;
+using omru::put;
+
+namespace {
+
+// A value fits the record when it is non-empty and has no blank.
+bool valid_value(const char *v)
+{
+	if (!v || !*v || std::strlen(v) > omru::kMaxAdminComment)
+		return false;
+	for (const char *p = v; *p; p++)
+		if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+			return false;
+	return true;
+}
+
+} // namespace
+
+extern "C" {
+
+int omru_record_get(const char *comment, const char *key, char *out,
+		    size_t outlen)
+{
+	int rc = guarded(nullptr, 0, [&] {
+		auto c = omru::parse_admin_comment(comment ? comment : "");
+		if (!c.ok() || !key)
+			return 0;
+		const std::string *v = c.value().get(key);
+		if (!v)
+			return 0;
+		put(out, outlen, *v);
+		return 1;
+	});
+	return rc == 1 ? 1 : 0;
+}
+
+int omru_record_merge(const char *current, const char *const *keys,
+		      const char *const *values, int n, char *out,
+		      size_t outlen, char *err, size_t errlen)
+{
+	return guarded(err, errlen, [&] {
+		omru::AdminComment add;
+		for (int i = 0; i < n; i++) {
+			auto probe = omru::parse_admin_comment(
+				std::string("omru: ") + (keys[i] ? keys[i] : "") + "=x");
+			if (!probe.ok() || probe.value().fields.size() != 1 ||
+			    !valid_value(values[i])) {
+				put(err, errlen, std::string("bad record field '") +
+							 (keys[i] ? keys[i] : "") + "'");
+				return OMRU_EINVAL;
+			}
+			add.set(keys[i], values[i]);
+		}
+		auto c = omru::parse_admin_comment(current ? current : "");
+		omru::AdminComment base;
+		if (c.ok())
+			base = c.value();
+		else
+			base.prefix = current; // not ours: keep it, in front
+		base.merge(add);
+		put(out, outlen, omru::format_admin_comment(base));
+		return OMRU_OK;
+	});
+}
+
+int omru_record_rows(const char *csv, size_t len, const char *model,
+		     int max_gpus, int max_nodes, char *out, size_t outlen,
+		     char *err, size_t errlen)
+{
+	return guarded(err, errlen, [&] {
+		auto r = omru::measured_rows(std::string_view(csv ? csv : "", csv ? len : 0),
+					     "OMRU_PROFILE_OUT", model ? model : "",
+					     max_gpus, max_nodes);
+		if (!r.ok())
+			return omru::fail_with(r, err, errlen);
+		put(out, outlen, omru::format_comment_rows(r.value()));
+		return OMRU_OK;
+	});
+}
+
+int omru_record_metrics(const char *jsonl, size_t len, char *out, size_t outlen)
+{
+	return guarded(nullptr, 0, [&] {
+		std::string s;
+		for (const auto &[k, v] : omru::metrics_summary(
+			     std::string_view(jsonl ? jsonl : "", jsonl ? len : 0)))
+			s += (s.empty() ? "" : " ") + k + "=" + v;
+		put(out, outlen, s);
+		return OMRU_OK;
+	});
+}
+
+} // extern "C"

@@ -1,0 +1,58 @@
+/*
+ * omru_record.h - the job record in AdminComment (model/admin_comment.hpp)
+ * and what a job measured (model/measured_rows.hpp), for spank_omru in
+ * slurmstepd.  Nothing here throws; messages go into caller buffers
+ * (NUL-terminated when errlen > 0).
+ */
+#ifndef OMRU_OMRU_RECORD_H
+#define OMRU_OMRU_RECORD_H
+
+#include <stddef.h>
+
+#include "omru/omru.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * omru_record_get - the value of KEY in an AdminComment record.
+ * RET 1 and the value in out (truncated to outlen), 0 when the record has
+ * no such key or is not ours.
+ */
+int omru_record_get(const char *comment, const char *key, char *out,
+		    size_t outlen);
+
+/*
+ * omru_record_merge - the AdminComment with n KEY=VALUE fields set (an
+ * existing key keeps its place, a new one is appended); an admin's text
+ * before "omru:" is kept.  A current text we cannot parse is kept as the
+ * prefix.  The result is at most kMaxAdminComment characters.
+ * RET OMRU_OK, or OMRU_EINVAL (bad key or value; out untouched).
+ */
+int omru_record_merge(const char *current, const char *const *keys,
+		      const char *const *values, int n, char *out,
+		      size_t outlen, char *err, size_t errlen);
+
+/*
+ * omru_record_rows - the `rows` value ("4@1:12.5,...") for the profile CSV
+ * a job wrote: rows of `model` only, counts within max_gpus / max_nodes.
+ * RET OMRU_OK (out "" when the file has no row), or OMRU_EINVAL.
+ */
+int omru_record_rows(const char *csv, size_t len, const char *model,
+		     int max_gpus, int max_nodes, char *out, size_t outlen,
+		     char *err, size_t errlen);
+
+/*
+ * omru_record_metrics - the end-of-job fields from omru-train's metrics
+ * lines, as "epoch_s=.. epochs_done=.. samples_s=.. data_wait=.. workers=.."
+ * (space separated KEY=VALUE, possibly empty).  RET OMRU_OK.
+ */
+int omru_record_metrics(const char *jsonl, size_t len, char *out,
+			size_t outlen);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OMRU_OMRU_RECORD_H */

@@ -1,0 +1,74 @@
+// admin_comment.hpp - the job record slurm-omru keeps in a job's
+// AdminComment, the one field a root plugin can fill that reaches sacct in
+// Slurm 22.05.  Three writers share it, each owning its keys:
+//   select/omru at job start  gpus nodes planned_start predicted_s profile
+//                             model epochs range profiling
+//   spank_omru while running  rows (profile rows the job measured)
+//   spank_omru at job end     epoch_s epochs_done samples_s data_wait
+//                             workers profile_s real_s
+// An update replaces the whole string, so every writer reads the current
+// line, merges its keys in and writes the result back (merge below).  The
+// line is "omru: KEY=VALUE KEY=VALUE ..."; text an admin put before "omru:"
+// is kept as it is.  Keys are [a-z_]+, values have no blanks.
+#ifndef OMRU_MODEL_ADMIN_COMMENT_HPP
+#define OMRU_MODEL_ADMIN_COMMENT_HPP
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "job_options.hpp" // Parsed
+
+namespace omru {
+
+// Slurm keeps AdminComment in full, but sacct output and scontrol lines are
+// read by people: the record stays below this (format drops rows first).
+constexpr size_t kMaxAdminComment = 1000;
+
+struct AdminComment {
+	std::string prefix; // whatever precedes "omru:", trimmed
+	std::vector<std::pair<std::string, std::string>> fields; // in order
+
+	// The value of `key`, or nullptr.
+	const std::string *get(std::string_view key) const;
+	// Replaces the value of `key` in place, or appends it.
+	void set(std::string_view key, std::string value);
+	void erase(std::string_view key);
+	// Sets every field of `other` (its keys win); keeps this prefix.
+	void merge(const AdminComment &other);
+	bool empty() const { return prefix.empty() && fields.empty(); }
+};
+
+// Reads a whole AdminComment.  Text without "omru:" is all prefix.  A field
+// that is not KEY=VALUE with a valid key is an error (the record was not
+// written by us, or was cut): the caller keeps the text and ignores it.
+Parsed<AdminComment> parse_admin_comment(std::string_view text);
+
+// "PREFIX omru: k=v ..." ("omru: k=v ..." without prefix); an empty record
+// gives "".  When longer than max_len, `rows` is dropped, then fields from
+// the end, so the line always fits.
+std::string format_admin_comment(const AdminComment &c,
+				 size_t max_len = kMaxAdminComment);
+
+// One measured profile row as the record carries it: GPUS@NODES:EPOCH_S.
+struct CommentRow {
+	int gpus = 0;
+	int nodes = 0; // 0: not known (packed)
+	double epoch_s = 0;
+};
+
+// "4@1:12.5,8@2:7.25": at most kMaxCommentRows rows, gpus 1..65536, nodes
+// 0..gpus, epoch_s finite in (0, 1e9]; an error names the bad row.
+constexpr size_t kMaxCommentRows = 32;
+Parsed<std::vector<CommentRow>> parse_comment_rows(std::string_view value);
+std::string format_comment_rows(const std::vector<CommentRow> &rows);
+
+// A count list "1,2,4" (the `profiling` key): ascending, distinct, 1..65536,
+// at most 32 entries.
+Parsed<std::vector<int>> parse_count_list(std::string_view value);
+std::string format_count_list(const std::vector<int> &counts);
+
+} // namespace omru
+
+#endif

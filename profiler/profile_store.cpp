@@ -1,0 +1,383 @@
+// profile_store.cpp - see profile_store.hpp.
+#include "profiler/profile_store.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+
+namespace omru {
+namespace profiler {
+namespace {
+
+constexpr std::string_view kHeader = "# omru profile store v1";
+constexpr std::string_view kColumns = "kind,uid,model,gpus,nodes,epoch_s,source,when,job_id";
+
+bool valid_model(const std::string &m)
+{
+	if (m.empty() || m.size() > 64)
+		return false;
+	for (char c : m)
+		if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' ||
+		      c == '_' || c == '+' || c == '-'))
+			return false;
+	return true;
+}
+
+std::string exact(double v)
+{
+	char buf[40];
+	for (int p = 1; p <= 17; p++) {
+		std::snprintf(buf, sizeof(buf), "%.*g", p, v);
+		if (std::strtod(buf, nullptr) == v)
+			break;
+	}
+	return buf;
+}
+
+bool to_i64(const std::string &s, int64_t lo, int64_t hi, int64_t &out)
+{
+	if (s.empty() || s.size() > 20)
+		return false;
+	char *end = nullptr;
+	long long v = std::strtoll(s.c_str(), &end, 10);
+	if (*end || v < lo || v > hi)
+		return false;
+	out = v;
+	return true;
+}
+
+bool to_double(const std::string &s, double &out)
+{
+	if (s.empty() || s.size() > 40)
+		return false;
+	char *end = nullptr;
+	out = std::strtod(s.c_str(), &end);
+	return !*end && std::isfinite(out);
+}
+
+} // namespace
+
+const char *source_name(RowSource s)
+{
+	switch (s) {
+	case RowSource::Measured:
+		return "measured";
+	case RowSource::Runtime:
+		return "runtime";
+	case RowSource::Site:
+		return "site";
+	}
+	return "?";
+}
+
+std::string row_error(const StoreRow &r)
+{
+	if (!valid_model(r.model))
+		return "model '" + r.model + "': expected [A-Za-z0-9._+-], 1 to 64 characters";
+	if (r.gpus < 1 || r.gpus > 65536)
+		return "gpus " + std::to_string(r.gpus) + ": expected 1..65536";
+	if (r.nodes < 0 || r.nodes > r.gpus)
+		return "nodes " + std::to_string(r.nodes) + ": expected 0..gpus";
+	if (!std::isfinite(r.epoch_s) || !(r.epoch_s > 0) || r.epoch_s > 1e9)
+		return "epoch_s: expected a number in (0, 1e9]";
+	if (r.when < 0)
+		return "when: expected unix seconds >= 0";
+	return "";
+}
+
+StoreOp StoreOp::add_row(uint32_t uid, StoreRow r)
+{
+	StoreOp o;
+	o.kind = Kind::AddRow;
+	o.uid = uid;
+	o.row = std::move(r);
+	return o;
+}
+
+StoreOp StoreOp::set_correction(uint32_t uid, std::string model, double f, int64_t when)
+{
+	StoreOp o;
+	o.kind = Kind::SetCorrection;
+	o.uid = uid;
+	o.model = std::move(model);
+	o.factor = f;
+	o.when = when;
+	return o;
+}
+
+StoreOp StoreOp::forget(uint32_t uid, std::string model)
+{
+	StoreOp o;
+	o.kind = Kind::Forget;
+	o.uid = uid;
+	o.model = std::move(model);
+	return o;
+}
+
+StoreOp StoreOp::forget_user(uint32_t uid)
+{
+	StoreOp o;
+	o.kind = Kind::ForgetUser;
+	o.uid = uid;
+	return o;
+}
+
+StoreOp StoreOp::forget_model(std::string model)
+{
+	StoreOp o;
+	o.kind = Kind::ForgetModel;
+	o.model = std::move(model);
+	return o;
+}
+
+int64_t ProfileStore::Entry::newest() const
+{
+	int64_t t = factor_when;
+	for (const auto &[k, r] : rows)
+		t = std::max(t, r.when);
+	return t;
+}
+
+// The bounds, after a change to (uid, model): oldest rows, then the user's
+// stalest model, then the stalest user (never the site's rows).
+void ProfileStore::enforce(uint32_t uid, const std::string &model)
+{
+	auto it = entries_.find({ uid, model });
+	if (it != entries_.end())
+		while (it->second.rows.size() > limits_.rows_per_model) {
+			auto old = std::min_element(
+				it->second.rows.begin(), it->second.rows.end(),
+				[](const auto &a, const auto &b) {
+					return std::make_pair(a.second.when, a.second.job_id) <
+					       std::make_pair(b.second.when, b.second.job_id);
+				});
+			it->second.rows.erase(old);
+		}
+	auto user_models = [&](uint32_t u) {
+		std::vector<std::map<Key, Entry>::iterator> out;
+		for (auto e = entries_.lower_bound({ u, "" });
+		     e != entries_.end() && e->first.first == u; ++e)
+			out.push_back(e);
+		return out;
+	};
+	auto ms = user_models(uid);
+	while (ms.size() > limits_.models_per_user) {
+		auto old = std::min_element(ms.begin(), ms.end(), [](auto a, auto b) {
+			return a->second.newest() < b->second.newest();
+		});
+		entries_.erase(*old);
+		ms.erase(old);
+	}
+	std::vector<uint32_t> us = users();
+	us.erase(std::remove(us.begin(), us.end(), kSiteUid), us.end());
+	while (us.size() > limits_.users) {
+		uint32_t stalest = us.front();
+		int64_t t_stalest = INT64_MAX;
+		for (uint32_t u : us) {
+			int64_t t = 0;
+			for (auto e : user_models(u))
+				t = std::max(t, e->second.newest());
+			if (t < t_stalest)
+				t_stalest = t, stalest = u;
+		}
+		for (auto e : user_models(stalest))
+			entries_.erase(e);
+		us.erase(std::remove(us.begin(), us.end(), stalest), us.end());
+	}
+}
+
+bool ProfileStore::apply(const StoreOp &op)
+{
+	switch (op.kind) {
+	case StoreOp::Kind::AddRow: {
+		if (!valid_row(op.row))
+			return false;
+		Entry &e = entries_[{ op.uid, op.row.model }];
+		e.rows[{ op.row.gpus, op.row.nodes }] = op.row;
+		enforce(op.uid, op.row.model);
+		break;
+	}
+	case StoreOp::Kind::SetCorrection: {
+		if (!valid_model(op.model) || !(op.factor >= 0.01 && op.factor <= 100) ||
+		    op.when < 0)
+			return false;
+		Entry &e = entries_[{ op.uid, op.model }];
+		e.factor = op.factor;
+		e.factor_when = op.when;
+		enforce(op.uid, op.model);
+		break;
+	}
+	case StoreOp::Kind::Forget:
+		if (!entries_.erase({ op.uid, op.model }))
+			return false;
+		break;
+	case StoreOp::Kind::ForgetUser: {
+		auto lo = entries_.lower_bound({ op.uid, "" });
+		auto hi = lo;
+		while (hi != entries_.end() && hi->first.first == op.uid)
+			++hi;
+		if (lo == hi)
+			return false;
+		entries_.erase(lo, hi);
+		break;
+	}
+	case StoreOp::Kind::ForgetModel: {
+		bool any = false;
+		for (auto it = entries_.begin(); it != entries_.end();)
+			if (it->first.second == op.model)
+				it = entries_.erase(it), any = true;
+			else
+				++it;
+		if (!any)
+			return false;
+		break;
+	}
+	}
+	generation_++;
+	return true;
+}
+
+std::vector<StoreRow> ProfileStore::rows(uint32_t uid, const std::string &model) const
+{
+	std::vector<StoreRow> out;
+	auto it = entries_.find({ uid, model });
+	if (it != entries_.end())
+		for (const auto &[k, r] : it->second.rows)
+			out.push_back(r);
+	return out;
+}
+
+std::vector<std::string> ProfileStore::models(uint32_t uid) const
+{
+	std::vector<std::string> out;
+	for (auto e = entries_.lower_bound({ uid, "" });
+	     e != entries_.end() && e->first.first == uid; ++e)
+		out.push_back(e->first.second);
+	return out;
+}
+
+std::vector<uint32_t> ProfileStore::users() const
+{
+	std::vector<uint32_t> out;
+	for (const auto &[k, e] : entries_)
+		if (out.empty() || out.back() != k.first)
+			out.push_back(k.first);
+	return out;
+}
+
+double ProfileStore::correction(uint32_t uid, const std::string &model) const
+{
+	auto it = entries_.find({ uid, model });
+	return it == entries_.end() ? 1.0 : it->second.factor;
+}
+
+bool ProfileStore::knows(uint32_t uid, const std::string &model) const
+{
+	auto it = entries_.find({ uid, model });
+	return it != entries_.end() && !it->second.rows.empty();
+}
+
+size_t ProfileStore::row_count() const
+{
+	size_t n = 0;
+	for (const auto &[k, e] : entries_)
+		n += e.rows.size();
+	return n;
+}
+
+std::string ProfileStore::serialize() const
+{
+	std::string out = std::string(kHeader) + "\n" + std::string(kColumns) + "\n";
+	for (const auto &[k, e] : entries_) {
+		const std::string uid = std::to_string(k.first);
+		for (const auto &[rk, r] : e.rows)
+			out += "row," + uid + "," + k.second + "," + std::to_string(r.gpus) +
+			       "," + std::to_string(r.nodes) + "," + exact(r.epoch_s) + "," +
+			       source_name(r.source) + "," + std::to_string(r.when) + "," +
+			       std::to_string(r.job_id) + "\n";
+		if (e.factor != 1)
+			out += "correction," + uid + "," + k.second + ",0,0," +
+			       exact(e.factor) + ",," + std::to_string(e.factor_when) + ",0\n";
+	}
+	return out;
+}
+
+Parsed<ProfileStore> ProfileStore::parse(std::string_view text, const std::string &name,
+					 Limits l)
+{
+	using R = Parsed<ProfileStore>;
+	ProfileStore s(l);
+	size_t line_no = 0, pos = 0;
+	auto fail = [&](const std::string &why) {
+		return R::fail(name + ":" + std::to_string(line_no) + ": " + why);
+	};
+	while (pos < text.size()) {
+		size_t nl = text.find('\n', pos);
+		std::string line(text.substr(pos, nl == std::string_view::npos ? std::string_view::npos
+									      : nl - pos));
+		pos = nl == std::string_view::npos ? text.size() : nl + 1;
+		line_no++;
+		if (line_no == 1) {
+			if (line != kHeader)
+				return fail("not an omru profile store (expected '" +
+					    std::string(kHeader) + "')");
+			continue;
+		}
+		if (line_no == 2) {
+			if (line != kColumns)
+				return fail("expected the header '" + std::string(kColumns) + "'");
+			continue;
+		}
+		if (line.empty())
+			continue;
+		std::vector<std::string> f;
+		for (size_t a = 0;;) {
+			size_t c = line.find(',', a);
+			f.push_back(line.substr(a, c == std::string::npos ? std::string::npos : c - a));
+			if (c == std::string::npos)
+				break;
+			a = c + 1;
+		}
+		if (f.size() != 9)
+			return fail("expected 9 fields, found " + std::to_string(f.size()));
+		int64_t uid, gpus, nodes, when, job;
+		double v;
+		if (!to_i64(f[1], 0, 0xFFFFFFFFll, uid) || !to_i64(f[3], 0, 65536, gpus) ||
+		    !to_i64(f[4], 0, 65536, nodes) || !to_double(f[5], v) ||
+		    !to_i64(f[7], 0, INT64_MAX, when) || !to_i64(f[8], 0, 0xFFFFFFFFll, job))
+			return fail("a number out of range");
+		if (f[0] == "row") {
+			StoreRow r;
+			r.model = f[2];
+			r.gpus = static_cast<int>(gpus);
+			r.nodes = static_cast<int>(nodes);
+			r.epoch_s = v;
+			r.when = when;
+			r.job_id = static_cast<uint32_t>(job);
+			if (f[6] == "measured")
+				r.source = RowSource::Measured;
+			else if (f[6] == "runtime")
+				r.source = RowSource::Runtime;
+			else if (f[6] == "site")
+				r.source = RowSource::Site;
+			else
+				return fail("source '" + f[6] + "': expected measured, runtime or site");
+			if (std::string e = row_error(r); !e.empty())
+				return fail(e);
+			s.apply(StoreOp::add_row(static_cast<uint32_t>(uid), r));
+		} else if (f[0] == "correction") {
+			if (!s.apply(StoreOp::set_correction(static_cast<uint32_t>(uid), f[2], v, when)))
+				return fail("correction: a valid model and a factor in [0.01, 100]");
+		} else {
+			return fail("kind '" + f[0] + "': expected row or correction");
+		}
+	}
+	if (line_no == 0)
+		return fail("empty");
+	return s;
+}
+
+} // namespace profiler
+} // namespace omru

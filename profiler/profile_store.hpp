@@ -1,0 +1,112 @@
+// profile_store.hpp - what slurmctld knows about each model's epoch time per
+// GPU count and node span, learned from jobs, with where each number came
+// from and when (doc/profile-store.md).  Keyed by (user, model): one user's
+// numbers never steer another user's jobs; rows under kSiteUid (imported by
+// an admin with omru-profile) are shared by all.  Bounded, so no job stream
+// can grow it without limit: the oldest measurement goes first.
+#ifndef OMRU_PROFILER_PROFILE_STORE_HPP
+#define OMRU_PROFILER_PROFILE_STORE_HPP
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "job_options.hpp" // Parsed
+
+namespace omru {
+namespace profiler {
+
+constexpr uint32_t kSiteUid = 0xFFFFFFFFu;
+
+enum class RowSource {
+	Measured, // a job profiled itself
+	Runtime,  // a finished job's real epoch time
+	Site,     // imported by an admin
+};
+const char *source_name(RowSource s);
+
+struct StoreRow {
+	std::string model;
+	int gpus = 0;
+	int nodes = 0; // 0: packed (fewest nodes)
+	double epoch_s = 0;
+	RowSource source = RowSource::Measured;
+	int64_t when = 0; // unix seconds
+	uint32_t job_id = 0;
+};
+
+// "" when the row is valid, else what is wrong: model [A-Za-z0-9._+-]{1,64},
+// 1 <= gpus <= 65536, 0 <= nodes <= gpus, 0 < epoch_s <= 1e9, when >= 0.
+std::string row_error(const StoreRow &r);
+inline bool valid_row(const StoreRow &r) { return row_error(r).empty(); }
+
+// A change, as a value: slurmctld queues them under its lock and a thread
+// writes them to the file (store_file.hpp).
+struct StoreOp {
+	enum class Kind { AddRow, SetCorrection, Forget, ForgetUser, ForgetModel };
+	Kind kind = Kind::AddRow;
+	uint32_t uid = 0;
+	StoreRow row;        // AddRow
+	std::string model;   // SetCorrection, Forget, ForgetModel
+	double factor = 1;   // SetCorrection
+	int64_t when = 0;    // SetCorrection
+
+	static StoreOp add_row(uint32_t uid, StoreRow r);
+	static StoreOp set_correction(uint32_t uid, std::string model, double f, int64_t when);
+	static StoreOp forget(uint32_t uid, std::string model);
+	static StoreOp forget_user(uint32_t uid);
+	static StoreOp forget_model(std::string model);
+};
+
+// The bounds: rows per (user, model), models per user, users.
+struct StoreLimits {
+	size_t rows_per_model = 64;
+	size_t models_per_user = 256;
+	size_t users = 4096;
+};
+
+class ProfileStore {
+    public:
+	using Limits = StoreLimits;
+	ProfileStore() = default;
+	explicit ProfileStore(Limits l) : limits_(l) {}
+
+	// Invalid rows and out-of-range factors are ignored (RET false).
+	bool apply(const StoreOp &op);
+
+	// Sorted by gpus, then nodes.
+	std::vector<StoreRow> rows(uint32_t uid, const std::string &model) const;
+	std::vector<std::string> models(uint32_t uid) const;
+	std::vector<uint32_t> users() const;
+	double correction(uint32_t uid, const std::string &model) const;
+	bool knows(uint32_t uid, const std::string &model) const;
+	size_t row_count() const;
+	uint64_t generation() const { return generation_; }
+
+	// The text format (doc/profile-store.md), round trip exact.
+	std::string serialize() const;
+	static Parsed<ProfileStore> parse(std::string_view text, const std::string &name,
+					  Limits l = {});
+
+    private:
+	struct Entry {
+		std::map<std::pair<int, int>, StoreRow> rows; // (gpus, nodes)
+		double factor = 1;
+		int64_t factor_when = 0;
+		int64_t newest() const;
+	};
+	using Key = std::pair<uint32_t, std::string>;
+	void enforce(uint32_t uid, const std::string &model);
+
+	Limits limits_;
+	std::map<Key, Entry> entries_;
+	uint64_t generation_ = 0;
+};
+
+} // namespace profiler
+} // namespace omru
+
+#endif

@@ -1,0 +1,130 @@
+// store_file.cpp - see store_file.hpp.
+#include "profiler/store_file.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace omru {
+namespace profiler {
+namespace {
+
+std::string sys_error(const std::string &what, const std::string &path)
+{
+	return path + ": cannot " + what + ": " + std::strerror(errno);
+}
+
+bool write_all(int fd, const std::string &s)
+{
+	size_t done = 0;
+	while (done < s.size()) {
+		ssize_t n = write(fd, s.data() + done, s.size() - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		done += static_cast<size_t>(n);
+	}
+	return true;
+}
+
+std::string dir_of(const std::string &path)
+{
+	size_t slash = path.rfind('/');
+	return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+}
+
+} // namespace
+
+Parsed<ProfileStore> load_store(const std::string &path, ProfileStore::Limits l)
+{
+	using R = Parsed<ProfileStore>;
+	int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return errno == ENOENT ? R(ProfileStore(l)) : R::fail(sys_error("read", path));
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return R::fail(path + ": not a regular file");
+	}
+	if (static_cast<size_t>(st.st_size) > kMaxStoreBytes) {
+		close(fd);
+		return R::fail(path + ": larger than " + std::to_string(kMaxStoreBytes >> 20) + " MiB");
+	}
+	std::string text(static_cast<size_t>(st.st_size), '\0');
+	size_t got = 0;
+	while (got < text.size()) {
+		ssize_t n = read(fd, &text[got], text.size() - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += static_cast<size_t>(n);
+	}
+	close(fd);
+	text.resize(got);
+	return ProfileStore::parse(text, path, l);
+}
+
+std::string save_store(const std::string &path, const ProfileStore &s)
+{
+	std::string tmp = path + ".tmp." + std::to_string(getpid());
+	int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return sys_error("create", tmp);
+	bool ok = write_all(fd, s.serialize()) && fsync(fd) == 0;
+	std::string err = ok ? "" : sys_error("write", tmp);
+	if (close(fd) != 0 && ok)
+		err = sys_error("write", tmp);
+	if (err.empty() && rename(tmp.c_str(), path.c_str()) != 0)
+		err = sys_error("rename onto", path);
+	if (!err.empty()) {
+		unlink(tmp.c_str());
+		return err;
+	}
+	int dfd = open(dir_of(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	return "";
+}
+
+std::string merge_save(const std::string &path, const std::vector<StoreOp> &ops,
+		       ProfileStore::Limits l, ProfileStore *result,
+		       std::vector<std::string> *warnings)
+{
+	std::string dir = dir_of(path);
+	if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
+		return sys_error("create", dir);
+	std::string lock_path = path + ".lock";
+	int lock = open(lock_path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (lock < 0)
+		return sys_error("open", lock_path);
+	while (flock(lock, LOCK_EX) != 0 && errno == EINTR)
+		;
+	auto cur = load_store(path, l);
+	ProfileStore s(l);
+	if (cur.ok()) {
+		s = cur.value();
+	} else {
+		std::string aside = path + ".corrupt";
+		if (warnings)
+			warnings->push_back(cur.error() + "; moved to " + aside +
+					    ", starting an empty store");
+		rename(path.c_str(), aside.c_str());
+	}
+	for (const StoreOp &op : ops)
+		s.apply(op);
+	std::string err = save_store(path, s);
+	close(lock); // releases the lock
+	if (err.empty() && result)
+		*result = s;
+	return err;
+}
+
+} // namespace profiler
+} // namespace omru

@@ -1,0 +1,37 @@
+// store_file.hpp - the profile store on disk (StateDir/profile_store),
+// shared by slurmctld (a thread of select/omru, never its scheduling
+// threads) and omru-profile.  Both change it only through merge_save: under
+// an exclusive lock, read what is there, apply the changes, write it back
+// atomically; so neither overwrites what the other did.
+#ifndef OMRU_PROFILER_STORE_FILE_HPP
+#define OMRU_PROFILER_STORE_FILE_HPP
+
+#include <string>
+#include <vector>
+
+#include "profiler/profile_store.hpp"
+
+namespace omru {
+namespace profiler {
+
+constexpr size_t kMaxStoreBytes = 8u << 20;
+
+// A missing file is an empty store; not a regular file, larger than
+// kMaxStoreBytes, unreadable or malformed: the error (PATH:LINE: ...).
+Parsed<ProfileStore> load_store(const std::string &path, ProfileStore::Limits l = {});
+
+// Atomic: a temporary file in the same directory (0600), fsync, rename,
+// fsync of the directory.  RET "" or what failed.
+std::string save_store(const std::string &path, const ProfileStore &s);
+
+// Locks PATH.lock, loads (a corrupt file is renamed to PATH.corrupt, a
+// warning, and the store starts empty), applies `ops` in order, saves.
+// OUT result: the store as saved.  RET "" or what failed (nothing saved).
+std::string merge_save(const std::string &path, const std::vector<StoreOp> &ops,
+		       ProfileStore::Limits l, ProfileStore *result,
+		       std::vector<std::string> *warnings);
+
+} // namespace profiler
+} // namespace omru
+
+#endif

@@ -1,0 +1,343 @@
+/*
+ * job_record.c - remote context (slurmstepd of the batch step, root): what a
+ * running OMRU job measures reaches slurmctld, and its summary reaches sacct.
+ *
+ * The job gets a directory only its user and root can write
+ * (RUN_DIR/jobID, 0700, owned by the user; plugstack run_dir=).  Its
+ * tasks are told OMRU_PROFILE_OUT (profile rows, the spec's CSV format) and
+ * OMRU_METRICS_FILE (omru-train's epoch lines) inside it.  A thread of this
+ * slurmstepd looks at the rows every report_interval seconds; new rows are
+ * validated (the job's model, counts the job had) and merged into the job's
+ * AdminComment as `rows=` with one update RPC, where select/omru reads them
+ * at its next re-plan.  Why AdminComment: nodes need not share a file
+ * system with the controller, the RPC is authenticated (only root or
+ * SlurmUser may set AdminComment, so a user cannot forge rows for their
+ * jobs), and the same field is what sacct shows.  At step end the last rows
+ * and the summary (metrics, real runtime) are merged in the same way,
+ * before the job completes, so they reach sacct; then the directory goes.
+ * Every failure is logged and changes nothing for the job.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <slurm/slurm.h>
+
+#include "omru/omru_record.h"
+#include "omru_spank.h"
+
+#define RECORD_MAX 1024
+
+static struct {
+	bool active;     /* batch step of an OMRU job, directory made */
+	uint32_t job_id;
+	uid_t uid;
+	char dir[OMRU_RUN_DIR_MAX + 32];
+	int gpus, nodes; /* the allocation (step_env.c) */
+	time_t start;    /* the job's start time */
+	char rows[RECORD_MAX]; /* last `rows` value sent */
+	struct timespec seen; /* mtime of the rows file last read */
+	off_t seen_size;
+	pthread_t thread;
+	bool thread_started;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	bool stop;
+} rec = { .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER };
+
+static void path_of(char *buf, size_t len, const char *file)
+{
+	snprintf(buf, len, "%s/%s", rec.dir, file);
+}
+
+/* lstat: a real directory owned by `uid` (not a link someone planted). */
+static bool is_own_dir(const char *path, uid_t uid)
+{
+	struct stat st;
+	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == uid;
+}
+
+static bool batch_step_of_omru_job(spank_t sp, uint32_t *job_id)
+{
+	uint32_t step_id = 0;
+	return (omru_opts.set & OMRU_OPT_MODEL) &&
+	       spank_get_item(sp, S_JOB_ID, job_id) == ESPANK_SUCCESS &&
+	       spank_get_item(sp, S_JOB_STEPID, &step_id) == ESPANK_SUCCESS &&
+	       step_id == SLURM_BATCH_SCRIPT;
+}
+
+extern int omru_job_dir_create(spank_t sp)
+{
+	uint32_t job_id = 0;
+	uid_t uid;
+	gid_t gid;
+
+	if (!batch_step_of_omru_job(sp, &job_id) ||
+	    spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS)
+		return 0;
+	const char *run = omru_config.run_dir;
+	if (mkdir(run, 0755) != 0 && errno != EEXIST) {
+		slurm_error("%s: job %u: cannot create %s: %s; the job's "
+			    "measurements will not reach the planner",
+			    OMRU_SPANK_NAME, job_id, run, strerror(errno));
+		return 0;
+	}
+	if (!is_own_dir(run, 0)) {
+		slurm_error("%s: %s is not a directory owned by root; the job's "
+			    "measurements will not reach the planner",
+			    OMRU_SPANK_NAME, run);
+		return 0;
+	}
+	snprintf(rec.dir, sizeof(rec.dir), "%s/job%u", run, job_id);
+	if (mkdir(rec.dir, 0700) != 0 && errno != EEXIST) {
+		slurm_error("%s: cannot create %s: %s", OMRU_SPANK_NAME, rec.dir,
+			    strerror(errno));
+		return 0;
+	}
+	struct stat st;
+	if (lstat(rec.dir, &st) != 0 || !S_ISDIR(st.st_mode) ||
+	    chown(rec.dir, uid, gid) != 0 || chmod(rec.dir, 0700) != 0) {
+		slurm_error("%s: cannot give %s to uid %u: %s", OMRU_SPANK_NAME,
+			    rec.dir, (unsigned) uid, strerror(errno));
+		return 0;
+	}
+	rec.job_id = job_id;
+	rec.uid = uid;
+	rec.active = true;
+	return 0;
+}
+
+extern const char *omru_job_dir(void)
+{
+	return rec.active ? rec.dir : NULL;
+}
+
+extern void omru_job_record_alloc(int gpus, int nodes, time_t start)
+{
+	rec.gpus = gpus;
+	rec.nodes = nodes;
+	rec.start = start;
+}
+
+/*
+ * Reads a file of the job's directory as root, safely: no links, a regular
+ * file owned by the job's user, at most `cap - 1` bytes.  RET bytes read,
+ * or -1 (missing, or refused; refusals are logged).
+ */
+static ssize_t read_job_file(const char *file, char *buf, size_t cap,
+			     struct stat *st_out)
+{
+	char path[sizeof(rec.dir) + 32];
+	path_of(path, sizeof(path), file);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	ssize_t got = -1;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != rec.uid ||
+	    (size_t) st.st_size >= cap) {
+		slurm_error("%s: job %u: %s is not a regular file of the job's "
+			    "user below %zu bytes; ignored", OMRU_SPANK_NAME,
+			    rec.job_id, path, cap);
+	} else {
+		size_t n = 0;
+		ssize_t r;
+		while (n < cap - 1 && (r = read(fd, buf + n, cap - 1 - n)) > 0)
+			n += (size_t) r;
+		buf[n] = '\0';
+		got = (ssize_t) n;
+		if (st_out)
+			*st_out = st;
+	}
+	close(fd);
+	return got;
+}
+
+/* Merges KEYS=VALUES into the job's AdminComment with one RPC. */
+static void update_record(int n, const char *const *keys,
+			  const char *const *values)
+{
+	job_info_msg_t *msg = NULL;
+	char merged[RECORD_MAX + 64], err[256];
+
+	if (slurm_load_job(&msg, rec.job_id, 0) != SLURM_SUCCESS || !msg ||
+	    msg->record_count < 1) {
+		slurm_error("%s: job %u: cannot read its record from slurmctld: %s",
+			    OMRU_SPANK_NAME, rec.job_id,
+			    slurm_strerror(slurm_get_errno()));
+		if (msg)
+			slurm_free_job_info_msg(msg);
+		return;
+	}
+	const char *cur = msg->job_array[0].admin_comment;
+	int rc = omru_record_merge(cur, keys, values, n, merged, sizeof(merged),
+				   err, sizeof(err));
+	bool same = rc == OMRU_OK && cur && strcmp(cur, merged) == 0;
+	slurm_free_job_info_msg(msg);
+	if (rc != OMRU_OK) {
+		slurm_error("%s: job %u: %s", OMRU_SPANK_NAME, rec.job_id, err);
+		return;
+	}
+	if (same)
+		return;
+	job_desc_msg_t d;
+	slurm_init_job_desc_msg(&d);
+	d.job_id = rec.job_id;
+	d.admin_comment = merged;
+	if (slurm_update_job(&d) != SLURM_SUCCESS)
+		slurm_error("%s: job %u: cannot update its AdminComment: %s",
+			    OMRU_SPANK_NAME, rec.job_id,
+			    slurm_strerror(slurm_get_errno()));
+}
+
+/* The `rows` value when the rows file changed and its rows did; else NULL. */
+static const char *new_rows(char *out, size_t outlen)
+{
+	static char csv[64 * 1024];
+	struct stat st;
+	char err[512];
+
+	ssize_t n = read_job_file("profile.csv", csv, sizeof(csv), &st);
+	if (n < 0)
+		return NULL;
+	if (st.st_mtim.tv_sec == rec.seen.tv_sec &&
+	    st.st_mtim.tv_nsec == rec.seen.tv_nsec && st.st_size == rec.seen_size)
+		return NULL;
+	rec.seen = st.st_mtim;
+	rec.seen_size = st.st_size;
+	if (omru_record_rows(csv, (size_t) n, omru_opts.model, rec.gpus,
+			     rec.nodes, out, outlen, err, sizeof(err)) != OMRU_OK) {
+		slurm_error("%s: job %u: profile rows refused: %s",
+			    OMRU_SPANK_NAME, rec.job_id, err);
+		return NULL;
+	}
+	if (!*out || strcmp(out, rec.rows) == 0)
+		return NULL;
+	snprintf(rec.rows, sizeof(rec.rows), "%s", out);
+	return out;
+}
+
+static void forward_rows(void)
+{
+	char rows[RECORD_MAX];
+	const char *keys[] = { "rows" };
+	const char *values[] = { new_rows(rows, sizeof(rows)) };
+	if (values[0])
+		update_record(1, keys, values);
+}
+
+static void *reporter(void *arg)
+{
+	(void) arg;
+	pthread_mutex_lock(&rec.lock);
+	while (!rec.stop) {
+		struct timespec until;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += omru_config.report_interval_s;
+		while (!rec.stop &&
+		       pthread_cond_timedwait(&rec.wake, &rec.lock, &until) != ETIMEDOUT)
+			;
+		if (rec.stop)
+			break;
+		pthread_mutex_unlock(&rec.lock);
+		forward_rows();
+		pthread_mutex_lock(&rec.lock);
+	}
+	pthread_mutex_unlock(&rec.lock);
+	return NULL;
+}
+
+extern int omru_job_reporter_start(spank_t sp)
+{
+	uint32_t job_id = 0;
+	if (!rec.active || rec.thread_started || !batch_step_of_omru_job(sp, &job_id))
+		return 0;
+	rec.stop = false;
+	int rc = pthread_create(&rec.thread, NULL, reporter, NULL);
+	if (rc != 0)
+		slurm_error("%s: job %u: no reporter thread (%s); rows reach the "
+			    "planner at job end only", OMRU_SPANK_NAME, rec.job_id,
+			    strerror(rc));
+	else
+		rec.thread_started = true;
+	return 0;
+}
+
+static void remove_job_dir(void)
+{
+	const char *files[] = { "profile.csv", "metrics.jsonl" };
+	char path[sizeof(rec.dir) + 32];
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		path_of(path, sizeof(path), files[i]);
+		unlink(path);
+	}
+	if (rmdir(rec.dir) != 0 && errno != ENOENT)
+		slurm_error("%s: job %u: %s left behind: %s (files the job "
+			    "added)", OMRU_SPANK_NAME, rec.job_id, rec.dir,
+			    strerror(errno));
+}
+
+/* "k=v k=v" into the arrays (pointing into `buf`, modified). RET count. */
+static int split_fields(char *buf, const char **keys, const char **values, int max)
+{
+	int n = 0;
+	for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok && n < max;
+	     tok = strtok_r(NULL, " ", &save)) {
+		char *eq = strchr(tok, '=');
+		if (!eq)
+			continue;
+		*eq = '\0';
+		keys[n] = tok;
+		values[n++] = eq + 1;
+	}
+	return n;
+}
+
+extern int omru_job_record_finish(spank_t sp)
+{
+	time_t job_start = rec.start;
+	uint32_t job_id = 0;
+	if (!rec.active || !batch_step_of_omru_job(sp, &job_id))
+		return 0;
+	if (rec.thread_started) {
+		pthread_mutex_lock(&rec.lock);
+		rec.stop = true;
+		pthread_cond_signal(&rec.wake);
+		pthread_mutex_unlock(&rec.lock);
+		pthread_join(rec.thread, NULL);
+		rec.thread_started = false;
+	}
+
+	static char jsonl[64 * 1024];
+	char summary[512] = "", rows[RECORD_MAX], real[32];
+	const char *keys[16], *values[16];
+	int n = 0;
+
+	if (new_rows(rows, sizeof(rows))) {
+		keys[n] = "rows";
+		values[n++] = rows;
+	}
+	ssize_t len = read_job_file("metrics.jsonl", jsonl, sizeof(jsonl), NULL);
+	if (len > 0) {
+		omru_record_metrics(jsonl, (size_t) len, summary, sizeof(summary));
+		n += split_fields(summary, keys + n, values + n, 12);
+	}
+	if (job_start > 0 && time(NULL) >= job_start) {
+		snprintf(real, sizeof(real), "%ld", (long) (time(NULL) - job_start));
+		keys[n] = "real_s";
+		values[n++] = real;
+	}
+	if (n > 0)
+		update_record(n, keys, values);
+	remove_job_dir();
+	rec.active = false;
+	return 0;
+}

@@ -39,6 +39,7 @@
 #include "src/common/select.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
+#include "src/slurmctld/locks.h"
 #include "omru/omru.h"
 #include "omru/omru_ctl.h"
 #include "omru_select.h"
@@ -54,6 +55,8 @@ extern node_record_t **node_record_table_ptr __attribute__((weak));
 extern int node_record_count __attribute__((weak));
 extern time_t last_node_update __attribute__((weak));
 extern bitstr_t *avail_node_bitmap __attribute__((weak));
+#pragma weak lock_slurmctld
+#pragma weak unlock_slurmctld
 #pragma weak job_set_req_tres
 
 static pthread_mutex_t plan_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -705,6 +708,63 @@ static bool store_thread_running = false;
 static bool store_stop = false;
 static pthread_cond_t store_wake = PTHREAD_COND_INITIALIZER;
 
+/*
+ * Rows the nodes of running jobs reported (AdminComment rows=) are learned
+ * here too, not only when slurmctld asks job_test: with nothing pending no
+ * plan is made, but the store must still have them within seconds.
+ */
+typedef struct {
+	uint32_t job_id, uid;
+	job_gpus_t g;
+	int nodes;
+	char *comment;
+} reported_t;
+
+static void learn_reported_rows(void)
+{
+	slurmctld_lock_t job_read = { .job = READ_LOCK };
+	reported_t *r = NULL;
+	int n = 0, cap = 0;
+
+	if (!job_list || !lock_slurmctld)
+		return;
+	lock_slurmctld(job_read);
+	ListIterator it = list_iterator_create(job_list);
+	job_record_t *job_ptr;
+	while ((job_ptr = list_next(it))) {
+		if (!IS_JOB_RUNNING(job_ptr) || !job_ptr->admin_comment ||
+		    !strstr(job_ptr->admin_comment, " rows="))
+			continue;
+		job_gpus_t g;
+		if (!job_gpu_request(job_ptr, &g))
+			continue;
+		job_options(job_ptr, &g);
+		if (!g.opts.set)
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 16;
+			xrecalloc(r, cap, sizeof(*r));
+		}
+		r[n].job_id = job_ptr->job_id;
+		r[n].uid = job_ptr->user_id;
+		r[n].g = g;
+		r[n].nodes = (int) job_ptr->node_cnt;
+		r[n++].comment = xstrdup(job_ptr->admin_comment);
+	}
+	list_iterator_destroy(it);
+	unlock_slurmctld(job_read);
+
+	slurm_mutex_lock(&plan_lock);
+	for (int i = 0; i < n; i++) {
+		if (ctl && omru_ctl_job_rows(ctl, r[i].job_id, r[i].uid, &r[i].g.opts,
+					     r[i].g.gpus, r[i].nodes, r[i].comment))
+			dirty = true;
+		xfree(r[i].comment);
+	}
+	slurm_mutex_unlock(&plan_lock);
+	xfree(r);
+}
+
 static void store_sync_once(void)
 {
 	char err[1024];
@@ -737,6 +797,7 @@ static void *store_sync(void *arg)
 		if (store_stop)
 			break;
 		slurm_mutex_unlock(&plan_lock);
+		learn_reported_rows();
 		store_sync_once();
 		slurm_mutex_lock(&plan_lock);
 	}

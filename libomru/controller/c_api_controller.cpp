@@ -358,6 +358,24 @@ int omru_ctl_job_end(omru_ctl_t *ctl, uint32_t job_id, uint32_t uid,
 	});
 }
 
+int omru_ctl_job_rows(omru_ctl_t *ctl, uint32_t job_id, uint32_t uid,
+		      const omru_job_options_t *opts, int gpus, int nodes,
+		      const char *comment)
+{
+	int rc = guarded(nullptr, 0, [&] {
+		if (!opts || !(opts->set & OMRU_OPT_MODEL) || !comment)
+			return 0;
+		auto rec = omru::parse_admin_comment(comment);
+		if (!rec.ok() || !rec.value().get("rows"))
+			return 0;
+		return ctl->ctl->learn_rows(job_id, uid, opts->model, gpus, nodes,
+					    *rec.value().get("rows"),
+					    static_cast<double>(time(nullptr)))
+			       ? 1 : 0;
+	});
+	return rc == 1 ? 1 : 0;
+}
+
 struct omru_store_batch {
 	std::string path;
 	std::vector<omru::profiler::StoreOp> ops;

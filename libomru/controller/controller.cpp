@@ -72,19 +72,20 @@ std::vector<profiler::StoreOp> Controller::take_unsaved()
 // Rows a job's node sent (spank_omru, AdminComment `rows=`), checked again
 // here: the field crossed a process boundary.  Only counts the job held
 // can be in it; a bad field is ignored whole.
-void Controller::learn_rows(uint32_t job_id, uint32_t uid, const std::string &model,
+bool Controller::learn_rows(uint32_t job_id, uint32_t uid, const std::string &model,
 			    int max_gpus, int max_nodes, const std::string &rows,
 			    double now_s)
 {
 	if (rows.empty() || model.empty())
-		return;
+		return false;
 	auto seen = learned_.find(job_id);
 	if (seen != learned_.end() && seen->second == rows)
-		return;
+		return false;
 	learned_[job_id] = rows;
 	auto parsed = parse_comment_rows(rows);
 	if (!parsed.ok())
-		return;
+		return false;
+	bool changed = false;
 	for (const CommentRow &r : parsed.value()) {
 		if (r.gpus > max_gpus || r.nodes > max_nodes)
 			continue;
@@ -96,9 +97,12 @@ void Controller::learn_rows(uint32_t job_id, uint32_t uid, const std::string &mo
 		row.source = profiler::RowSource::Measured;
 		row.when = static_cast<int64_t>(now_s);
 		row.job_id = job_id;
-		if (profiler::valid_row(row))
+		if (profiler::valid_row(row)) {
 			change(profiler::StoreOp::add_row(uid, row));
+			changed = true;
+		}
 	}
+	return changed;
 }
 
 std::vector<int> Controller::profiling_counts(const JobSnap &j, int gpus)

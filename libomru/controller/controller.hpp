@@ -101,10 +101,14 @@ class Controller {
 	void set_choice(const planner::PlanChoice &c) { keep_ = c; }
 	bool planned() const { return stats_.plans > 0; }
 
-    private:
-	void learn_rows(uint32_t job_id, uint32_t uid, const std::string &model,
+	// A running job's reported rows (AdminComment rows=), learned once
+	// per change; counts above what it holds are ignored.  RET whether
+	// the store changed.
+	bool learn_rows(uint32_t job_id, uint32_t uid, const std::string &model,
 			int max_gpus, int max_nodes, const std::string &rows,
 			double now_s);
+
+    private:
 	void change(profiler::StoreOp op);
 	std::vector<int> profiling_counts(const JobSnap &j, int gpus);
 

@@ -152,6 +152,15 @@ int omru_ctl_job_end(omru_ctl_t *ctl, uint32_t job_id, uint32_t uid,
 		     size_t loglen);
 
 /*
+ * omru_ctl_job_rows - a running job's AdminComment: rows= its node reported
+ * are learned (checked against its model, GPUs and nodes), once per change.
+ * RET 1 when something new was learned, else 0.
+ */
+int omru_ctl_job_rows(omru_ctl_t *ctl, uint32_t job_id, uint32_t uid,
+		      const omru_job_options_t *opts, int gpus, int nodes,
+		      const char *comment);
+
+/*
  * The profile store in StateDir (profiler/store_file.hpp), saved off
  * slurmctld's hot path: under the glue's lock take the unsaved changes
  * (omru_ctl_store_take: NULL when there are none), write them without the

@@ -18,13 +18,13 @@ using namespace omru;
 
 static const char kUsage[] =
 	"usage: omru-sim --cluster NxG --profiles P.csv --workload W.csv --policy NAME\n"
-	"                [--schedule-out S.csv] [--json] [--gantt OUT.svg]\n"
-	"                [--restart-overhead SECONDS] [policy options]\n"
+	"                [--gpu-links FILE] [--schedule-out S.csv] [--json]\n"
+	"                [--gantt OUT.svg] [--restart-overhead SECONDS] [policy options]\n"
 	"       omru-sim validate --cluster NxG --profiles P.csv --workload W.csv\n"
 	"                --schedule S.csv [--restart-overhead SECONDS]\n"
 	"       omru-sim compare --cluster NxG --profiles P.csv --workload W.csv\n"
-	"                [--policies A,B,...] [--gantt OUT.svg] [--json]\n"
-	"                [--restart-overhead SECONDS] [policy options]\n"
+	"                [--policies A,B,...] [--gpu-links FILE] [--gantt OUT.svg]\n"
+	"                [--json] [--restart-overhead SECONDS] [policy options]\n"
 	"       omru-sim --list-policies | --help | --version\n";
 
 static void print_help()
@@ -35,7 +35,14 @@ static void print_help()
 		"Every command takes --cluster-file FILE in place of --cluster NxG.\n\n"
 		"  --cluster NxG            N identical nodes with G GPUs each; nodes that\n"
 		"                           differ as runs joined by '+', e.g. 2x8+4x4\n"
-		"  --cluster-file FILE      the nodes of a slurm.conf: NodeName=n[1-4] Gres=gpu:4\n"
+		"  --cluster-file FILE      the nodes of a slurm.conf: NodeName=n[1-4] Gres=gpu:4;\n"
+		"                           gres.conf lines in it give GPU links, a line per GPU\n"
+		"                           in slot order: NodeName=n[1-4] Name=gpu\n"
+		"                           File=/dev/nvidia0 Links=-1,2,0,0\n"
+		"  --gpu-links FILE         GPU links of every node (identical nodes): a Links\n"
+		"                           value per line, a line per GPU; not with Links lines\n"
+		"                           in the cluster file.  With links a job gets its\n"
+		"                           node's best-linked free GPUs, else the lowest slots\n"
 		"  --profiles FILE          model,gpus,epoch_s[,nodes]: epoch times (the truth)\n"
 		"  --workload FILE          job_id,submit_s,model,epochs,gpus[,gpus_min,gpus_max]\n"
 		"  --policy NAME            see --list-policies\n"

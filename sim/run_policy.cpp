@@ -50,6 +50,8 @@ PolicyRun run_policy(const std::string &name, const SimInputs &in,
 		return run;
 	SimOptions so;
 	so.restart_overhead_s = in.restart_overhead_s;
+	so.gpu_links = in.gpu_links.get();
+	so.node_links = in.node_links;
 	if (show_progress)
 		so.on_progress = progress_printer(name);
 	try {

@@ -1,13 +1,13 @@
 // sim_inputs.cpp - see sim_inputs.hpp.
 #include "sim_inputs.hpp"
 
-#include "model/cluster_file.hpp"
 #include "model/csv_table.hpp"
+#include "sim/cluster_spec.hpp"
 
 namespace omru {
 
 const std::vector<OptionSpec> kInputOptions = {
-	{ "cluster", true }, { "cluster-file", true },
+	{ "cluster", true }, { "cluster-file", true }, { "gpu-links", true },
 	{ "profiles", true }, { "workload", true },
 	{ "restart-overhead", true },
 };
@@ -26,6 +26,35 @@ std::vector<OptionSpec> join(std::vector<OptionSpec> a,
 	return a;
 }
 
+// --gpu-links FILE: one matrix for the cluster's identical nodes.
+static std::shared_ptr<const GpuLinks> read_gpu_links(const std::string &path,
+						      const SimInputs &in)
+{
+	if (!in.node_links.empty())
+		throw UsageError("--gpu-links and the Links lines of --cluster-file "
+				 "both give GPU links; give one");
+	if (!in.cluster.uniform())
+		throw UsageError("--gpu-links gives one link matrix for identical "
+				 "nodes; the cluster " + format_cluster(in.cluster) +
+				 " has nodes of different sizes (give each node's "
+				 "Links lines in a --cluster-file)");
+	Parsed<GpuLinks> g = GpuLinks::read_file(path);
+	if (!g.ok()) {
+		// "FILE: message" or "FILE:LINE: message", as InputError reads.
+		const std::string &e = g.error();
+		size_t colon = e.find(": ", e.compare(0, path.size(), path) ? 0 : path.size());
+		if (colon == std::string::npos)
+			throw InputError(path, e);
+		throw InputError(e.substr(0, colon), e.substr(colon + 2));
+	}
+	if (g.value().size() != in.cluster.gpus_per_node)
+		throw InputError(path, "a link matrix for " +
+					       std::to_string(g.value().size()) +
+					       " GPUs; the cluster's nodes have " +
+					       std::to_string(in.cluster.gpus_per_node));
+	return std::make_shared<const GpuLinks>(g.value());
+}
+
 SimInputs read_sim_inputs(const CliArgs &args)
 {
 	SimInputs in;
@@ -33,7 +62,9 @@ SimInputs read_sim_inputs(const CliArgs &args)
 		if (args.has("cluster"))
 			throw UsageError("--cluster and --cluster-file both describe the "
 					 "cluster; give one");
-		in.cluster = read_cluster_file(*file);
+		ClusterSpec spec = read_cluster_spec(*file);
+		in.cluster = spec.cluster;
+		in.node_links = std::move(spec.node_links);
 	} else {
 		if (!args.has("cluster"))
 			throw UsageError("--cluster is required (or --cluster-file)");
@@ -42,6 +73,8 @@ SimInputs read_sim_inputs(const CliArgs &args)
 			throw UsageError(cluster.error());
 		in.cluster = cluster.value();
 	}
+	if (auto path = args.get("gpu-links"))
+		in.gpu_links = read_gpu_links(*path, in);
 	std::string profiles = args.required("profiles");
 	std::string workload = args.required("workload");
 	in.restart_overhead_s = args.number("restart-overhead", 0, 0, 1e9);

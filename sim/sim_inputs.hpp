@@ -3,14 +3,23 @@
 #ifndef OMRU_SIM_SIM_INPUTS_HPP
 #define OMRU_SIM_SIM_INPUTS_HPP
 
+#include <memory>
+#include <vector>
+
 #include "cli_args.hpp"
 #include "model/schedule.hpp"
+#include "policy/gpu_links.hpp"
 #include "policy/policy.hpp"
 
 namespace omru {
 
 struct SimInputs {
 	Cluster cluster;
+	// GPU links (SimOptions), at most one of the two: one matrix for
+	// identical nodes (--gpu-links), or one per node, null for none (the
+	// Links lines of --cluster-file).
+	std::shared_ptr<const GpuLinks> gpu_links;
+	std::vector<std::shared_ptr<const GpuLinks>> node_links;
 	ProfileTable profiles;
 	Workload workload;
 	double restart_overhead_s = 0;

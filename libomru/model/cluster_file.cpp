@@ -1,8 +1,9 @@
 // cluster_file.cpp - see cluster_file.hpp.
 //
 // Only what the simulated cluster needs is read: node names (for order and
-// duplicates) and GPU counts.  Everything else a slurm.conf holds is skipped
-// without a look, so a real slurm.conf can be given as it is.
+// duplicates), GPU counts, and the Links of gres.conf GPU lines.  Everything
+// else a slurm.conf or gres.conf holds is skipped without a look, so real
+// ones can be given as they are (one after the other in one file).
 #include "model/cluster_file.hpp"
 
 #include <cctype>
@@ -12,6 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <unordered_map>
+#include <utility>
 
 #include "model/csv_table.hpp" // InputError
 
@@ -174,6 +176,58 @@ struct Token {
 	size_t column; // 1-based
 };
 
+// Keys that make a NodeName line a gres.conf line rather than slurm.conf's.
+bool gres_conf_key(std::string_view key)
+{
+	for (const char *k : { "Name", "File", "Links", "MultipleFiles", "AutoDetect" })
+		if (iequals(key, k))
+			return true;
+	return false;
+}
+
+const Token *find_key(const std::vector<Token> &tokens, const char *key)
+{
+	for (const Token &t : tokens)
+		if (iequals(t.key, key))
+			return &t;
+	return nullptr;
+}
+
+// A gres.conf line with Links=: checks that it is one GPU's (Name=gpu, File=
+// naming one device, as Slurm requires for Links) and RET false for another
+// GRES's line, which says nothing about GPUs.
+bool gpu_links_line(const std::string &name, size_t line_no,
+		    const std::vector<Token> &tokens, const Token &links)
+{
+	const Token *gres = find_key(tokens, "Name");
+	if (!gres)
+		throw InputError(name, line_no, links.column,
+				 "Links= without Name=gpu: expected NodeName=... "
+				 "Name=gpu File=/dev/nvidiaN Links=...");
+	if (gres->value != "gpu")
+		return false;
+	const Token *file = find_key(tokens, "File");
+	if (!file)
+		throw InputError(name, line_no, links.column,
+				 "Links= without File=: a Links line is one GPU's, "
+				 "named by its device (File=/dev/nvidiaN), as Slurm "
+				 "requires");
+	size_t devices = 0;
+	try {
+		devices = expand_hostlist(file->value, 1024).size();
+	} catch (const std::invalid_argument &e) {
+		throw InputError(name, line_no, file->column,
+				 std::string("File: ") + e.what());
+	}
+	if (devices != 1)
+		throw InputError(name, line_no, file->column,
+				 "File: '" + std::string(file->value) + "' names " +
+					 std::to_string(devices) +
+					 " devices; a line with Links= is for one GPU "
+					 "(Slurm: one File per Links line)");
+	return true;
+}
+
 } // namespace
 
 std::vector<std::string> expand_hostlist(std::string_view list, size_t limit)
@@ -202,11 +256,17 @@ std::vector<std::string> expand_hostlist(std::string_view list, size_t limit)
 	return out;
 }
 
-Cluster parse_cluster_file(const std::string &name, std::string_view text)
+ClusterFile parse_cluster_file(const std::string &name, std::string_view text)
 {
 	std::vector<int> gpus;
+	std::vector<std::string> names;               // of the GPU nodes
 	std::unordered_map<std::string, size_t> seen; // node -> line
 	int default_gpus = 0;
+	// gres.conf Links lines: every one, and each node's in file order
+	// (nodes in the order their first line names them).
+	std::vector<LinksLine> links_lines;
+	std::unordered_map<std::string, std::vector<int>> host_links;
+	std::vector<std::string> links_hosts;
 	size_t line_no = 0;
 	for (size_t pos = 0; pos < text.size();) {
 		size_t end = text.find('\n', pos);
@@ -240,18 +300,66 @@ Cluster parse_cluster_file(const std::string &name, std::string_view text)
 			tokens.push_back(t);
 			i = j;
 		}
-		if (tokens.empty() || !iequals(tokens.front().key, "NodeName"))
-			continue; // not a node line (PartitionName=, SlurmctldHost=, ...)
-		const Token *gres = nullptr;
-		bool gres_conf = false;
-		for (const Token &t : tokens) {
-			if (iequals(t.key, "Gres"))
-				gres = &t;
-			else if (iequals(t.key, "Name") || iequals(t.key, "File"))
-				gres_conf = true;
+		if (tokens.empty())
+			continue;
+		if (!iequals(tokens.front().key, "NodeName")) {
+			// Not a node line (PartitionName=, SlurmctldHost=, ...),
+			// but a gres.conf line with Links must say whose GPU.
+			const Token *links = find_key(tokens, "Links");
+			if (links && iequals(tokens.front().key, "Name"))
+				throw InputError(name, line_no, links->column,
+						 "Links= on a line without NodeName=: "
+						 "expected NodeName=... Name=gpu "
+						 "File=/dev/nvidiaN Links=...");
+			continue;
 		}
-		if (gres_conf)
-			continue; // a gres.conf line: read when links per node come
+		const Token &node = tokens.front();
+		bool gres_conf = false;
+		for (const Token &t : tokens)
+			gres_conf = gres_conf || gres_conf_key(t.key);
+		if (gres_conf) {
+			const Token *links = find_key(tokens, "Links");
+			if (!links || !gpu_links_line(name, line_no, tokens, *links))
+				continue; // no GPU links: nothing to simulate
+			if (iequals(node.value, "DEFAULT"))
+				throw InputError(name, line_no, node.column,
+						 "NodeName=DEFAULT: a line with Links= "
+						 "names its nodes");
+			std::vector<std::string> hosts;
+			try {
+				hosts = expand_hostlist(node.value, kMaxClusterNodes);
+			} catch (const std::invalid_argument &e) {
+				throw InputError(name, line_no, node.column,
+						 std::string("NodeName: ") + e.what());
+			}
+			const int index = static_cast<int>(links_lines.size());
+			links_lines.push_back({ std::string(links->value), line_no,
+						links->column });
+			for (std::string &h : hosts) {
+				auto it = host_links.find(h);
+				if (it == host_links.end()) {
+					if (host_links.size() >=
+					    static_cast<size_t>(kMaxClusterNodes))
+						throw InputError(name, line_no, node.column,
+								 "Links lines for more than " +
+									 std::to_string(kMaxClusterNodes) +
+									 " nodes");
+					links_hosts.push_back(h);
+					it = host_links.emplace(std::move(h),
+								std::vector<int>()).first;
+				}
+				if (it->second.size() >=
+				    static_cast<size_t>(kMaxGpusPerNode))
+					throw InputError(name, line_no, links->column,
+							 "node " + it->first +
+								 ": more than " +
+								 std::to_string(kMaxGpusPerNode) +
+								 " Links lines (one per GPU)");
+				it->second.push_back(index);
+			}
+			continue;
+		}
+		const Token *gres = find_key(tokens, "Gres");
 		int count = default_gpus;
 		if (gres) {
 			try {
@@ -261,7 +369,6 @@ Cluster parse_cluster_file(const std::string &name, std::string_view text)
 						 std::string("Gres: ") + e.what());
 			}
 		}
-		const Token &node = tokens.front();
 		if (iequals(node.value, "DEFAULT")) {
 			default_gpus = count;
 			continue;
@@ -284,17 +391,60 @@ Cluster parse_cluster_file(const std::string &name, std::string_view text)
 						 "node " + it->first +
 							 " is named again (first on line " +
 							 std::to_string(it->second) + ")");
-			if (count > 0) // a node without GPUs is not simulated
+			if (count > 0) { // a node without GPUs is not simulated
 				gpus.push_back(count);
+				names.push_back(it->first);
+			}
 		}
 	}
 	if (gpus.empty())
 		throw InputError(name, "no node with GPUs (expected lines such as "
 				       "'NodeName=n[1-4] Gres=gpu:4')");
-	return make_cluster(gpus);
+	ClusterFile f;
+	f.cluster = make_cluster(gpus);
+	if (!links_lines.empty()) {
+		f.node_links.resize(names.size());
+		for (size_t n = 0; n < names.size(); n++) {
+			auto it = host_links.find(names[n]);
+			if (it == host_links.end())
+				continue; // no links on this node
+			std::vector<int> &lines = it->second;
+			const size_t want = static_cast<size_t>(gpus[n]);
+			if (lines.size() != want) {
+				// The first line too many, or the last of too few.
+				const LinksLine &at =
+					links_lines[lines.size() > want ? lines[want]
+									: lines.back()];
+				throw InputError(
+					name, at.line, at.column,
+					"node " + names[n] + " (" + std::to_string(want) +
+						" GPU" + (want == 1 ? "" : "s") + ", line " +
+						std::to_string(seen[names[n]]) + ") has " +
+						std::to_string(lines.size()) + " Links line" +
+						(lines.size() == 1 ? "" : "s") +
+						": expected one per GPU, slot 0 first");
+			}
+			f.node_links[n] = std::move(lines);
+			host_links.erase(it);
+		}
+		for (const std::string &h : links_hosts) {
+			auto it = host_links.find(h);
+			if (it == host_links.end())
+				continue;
+			const LinksLine &at = links_lines[it->second.front()];
+			throw InputError(name, at.line, at.column,
+					 "node " + h +
+						 " has Links lines but no GPUs in the file "
+						 "(expected a line NodeName=" + h +
+						 " Gres=gpu:COUNT)");
+		}
+	}
+	f.node_names = std::move(names);
+	f.links_lines = std::move(links_lines);
+	return f;
 }
 
-Cluster read_cluster_file(const std::string &path)
+ClusterFile read_cluster_file(const std::string &path)
 {
 	std::ifstream in(path, std::ios::binary);
 	if (!in)

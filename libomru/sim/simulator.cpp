@@ -121,8 +121,11 @@ bool Simulation::start(int job, const NodeCounts &where)
 		node_free_.resize(cluster_.gpus_of(node));
 		for (int s = 0; s < cluster_.gpus_of(node); s++)
 			node_free_[s] = !slot_busy_[base + s];
+		const GpuLinks *links = opts_.node_links.empty()
+						? opts_.gpu_links
+						: opts_.node_links[node].get();
 		// count <= free_[node], so select_gpus always finds the slots.
-		for (int s : select_gpus(opts_.gpu_links, node_free_, count)) {
+		for (int s : select_gpus(links, node_free_, count)) {
 			slot_busy_[base + s] = true;
 			p.gpu_ids.push_back(base + s);
 		}
@@ -260,6 +263,10 @@ SimResult Simulation::run(Policy &policy)
 SimResult simulate(const Cluster &c, const ProfileTable &p, const Workload &w,
 		   Policy &policy, const SimOptions &opts)
 {
+	if (opts.gpu_links && !opts.node_links.empty())
+		throw std::invalid_argument(
+			"GPU links given twice: one matrix for every node "
+			"(gpu_links) and one per node (node_links); give one");
 	if (opts.gpu_links && !c.uniform())
 		throw std::invalid_argument(
 			"a GPU link matrix is for identical nodes; the cluster " +
@@ -269,6 +276,20 @@ SimResult simulate(const Cluster &c, const ProfileTable &p, const Workload &w,
 			"GPU link matrix is for " + std::to_string(opts.gpu_links->size()) +
 			" GPUs per node, the cluster has " +
 			std::to_string(c.gpus_per_node));
+	if (!opts.node_links.empty() &&
+	    opts.node_links.size() != static_cast<size_t>(c.nodes))
+		throw std::invalid_argument(
+			"GPU link matrices for " + std::to_string(opts.node_links.size()) +
+			" nodes, the cluster has " + std::to_string(c.nodes));
+	for (size_t n = 0; n < opts.node_links.size(); n++) {
+		const GpuLinks *g = opts.node_links[n].get();
+		if (g && g->size() != c.gpus_of(static_cast<int>(n)))
+			throw std::invalid_argument(
+				"GPU link matrix of node " + std::to_string(n) +
+				" is for " + std::to_string(g->size()) +
+				" GPUs, the node has " +
+				std::to_string(c.gpus_of(static_cast<int>(n))));
+	}
 	Simulation sim(c, p, w, opts);
 	return sim.run(policy);
 }

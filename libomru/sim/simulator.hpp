@@ -6,7 +6,9 @@
 #define OMRU_SIM_SIMULATOR_HPP
 
 #include <functional>
+#include <memory>
 #include <stdexcept>
+#include <vector>
 
 #include "model/schedule.hpp"
 #include "policy/gpu_links.hpp"
@@ -18,10 +20,15 @@ struct SimOptions {
 	double restart_overhead_s = 0;
 	// Called after completions with (jobs done, jobs in total).
 	std::function<void(size_t, size_t)> on_progress;
-	// Within-node GPU choice (select_gpus): the link matrix of every
-	// node, gpus_per_node GPUs, owned by the caller; nullptr = lowest free
-	// slots.
+	// Within-node GPU choice (select_gpus), at most one of the two; with
+	// neither, the lowest free slots.
+	// gpu_links: identical nodes, the link matrix of every node
+	// (gpus_per_node GPUs), owned by the caller.
 	const GpuLinks *gpu_links = nullptr;
+	// node_links: one entry per node, its own matrix (gpus_of(node)
+	// GPUs), nullptr for none on that node; e.g. ClusterSpec::node_links
+	// (sim/cluster_spec.hpp).
+	std::vector<std::shared_ptr<const GpuLinks>> node_links;
 };
 
 struct SimResult {
@@ -36,8 +43,10 @@ class SimStuck : public std::runtime_error {
 };
 
 // RET the schedule the policy produced.  Throws SimStuck as above, and
-// std::invalid_argument when opts.gpu_links is not for c.gpus_per_node GPUs
-// or the nodes differ in size.
+// std::invalid_argument when both gpu_links and node_links are given, when
+// opts.gpu_links is not for c.gpus_per_node GPUs or the nodes differ in
+// size, or when node_links does not have one entry per node or a matrix
+// is not for its node's GPUs (the message names the node).
 SimResult simulate(const Cluster &c, const ProfileTable &p, const Workload &w,
 		   Policy &policy, const SimOptions &opts);
 

@@ -1,11 +1,12 @@
 // test_cluster_file.cpp - clusters whose nodes differ: the slurm.conf subset
-// of `omru-sim --cluster-file` (doc/sim-formats.md), the N1xG1+N2xG2 spec,
-// the GPU numbering of Cluster, and every policy running (and validating)
-// on mixed 8- and 4-GPU nodes.
+// of `omru-sim --cluster-file` (doc/sim-formats.md) with its gres.conf Links
+// lines, the N1xG1+N2xG2 spec, the GPU numbering of Cluster, and every
+// policy running (and validating) on mixed 8- and 4-GPU nodes.
 #include <map>
 #include <set>
 
 #include "model/cluster_file.hpp"
+#include "sim/cluster_spec.hpp"
 #include "sim_fixture.hpp"
 
 using namespace omru;
@@ -15,7 +16,7 @@ using namespace omru_test;
 static std::string file_error(const char *text)
 {
 	try {
-		parse_cluster_file("cluster.conf", text);
+		parse_cluster_spec("cluster.conf", text);
 	} catch (const InputError &e) {
 		return e.what();
 	}
@@ -30,12 +31,16 @@ static std::string file_error(const char *text)
 
 START_TEST(test_node_lines_give_the_nodes_in_order)
 {
-	Cluster c = parse_cluster_file("cluster.conf",
-				       "# four 4-GPU nodes, then an 8-GPU one\n"
-				       "SlurmctldHost=ctl\n"
-				       "NodeName=n[1-4] Gres=gpu:4 CPUs=32 RealMemory=256000\n"
-				       "NodeName=n5 Gres=gpu:a100:8   # the big one\n"
-				       "PartitionName=all Nodes=n[1-5] Default=YES\n");
+	ClusterFile f = parse_cluster_file("cluster.conf",
+					   "# four 4-GPU nodes, then an 8-GPU one\n"
+					   "SlurmctldHost=ctl\n"
+					   "NodeName=n[1-4] Gres=gpu:4 CPUs=32 RealMemory=256000\n"
+					   "NodeName=n5 Gres=gpu:a100:8   # the big one\n"
+					   "PartitionName=all Nodes=n[1-5] Default=YES\n");
+	const Cluster &c = f.cluster;
+	std::vector<std::string> names = { "n1", "n2", "n3", "n4", "n5" };
+	ck_assert(f.node_names == names);
+	ck_assert(f.links_lines.empty() && f.node_links.empty());
 	ck_assert_int_eq(c.nodes, 5);
 	ck_assert_int_eq(c.gpus_per_node, 8);
 	ck_assert(!c.uniform());
@@ -58,7 +63,7 @@ END_TEST
 
 START_TEST(test_identical_nodes_give_the_plain_cluster)
 {
-	Cluster f = parse_cluster_file("c", "NodeName=gpu[01-04] Gres=gpu:tesla:4\n");
+	Cluster f = parse_cluster_file("c", "NodeName=gpu[01-04] Gres=gpu:tesla:4\n").cluster;
 	Cluster p = parse_cluster("4x4").value();
 	ck_assert(f.uniform());
 	ck_assert_int_eq(f.nodes, p.nodes);
@@ -81,10 +86,11 @@ START_TEST(test_defaults_gres_forms_and_other_lines)
 		"NodeName=c Gres=gpu:4(S:0-1)\n"                     // 4
 		"NodeName=d Gres=gpu\n"                              // 1
 		"NodeName=e Gres=gpu:k80\n"                          // 1
-		"NodeName=a01 Name=gpu File=/dev/nvidia0 Links=-1\n" // gres.conf: ignored
+		"NodeName=a01 Name=gpu File=/dev/nvidia[0-1]\n"      // gres.conf, no Links:
+		"NodeName=a02 AutoDetect=nvml\n"                     // ignored
 		"NodeName=DEFAULT Gres=\n"
 		"NodeName=login CPUs=4\n"                            // no GPUs: not simulated
-		"\r\n   \n");
+		"\r\n   \n").cluster;
 	ck_assert_int_eq(c.nodes, 6);
 	std::vector<int> want = { 2, 2, 3, 4, 1, 1 };
 	ck_assert(c.node_gpus == want);
@@ -149,6 +155,137 @@ START_TEST(test_bad_files_name_the_line_and_column)
 }
 END_TEST
 
+// Two 4-GPU nodes with NVLink pairs 0-2 (NV2) and 1-3 (NV1), written once
+// for both (a hostlist); a 2-GPU node whose gres.conf lines come before its
+// node line; a node with gres.conf lines but no Links.
+static const char kLinksFile[] =
+	"NodeName=a[1-2] Gres=gpu:t4:4\n"
+	"NodeName=c Gres=gpu:4\n"
+	"# gres.conf\n"
+	"NodeName=b Name=gpu File=/dev/nvidia1 Links=-1,4\n"
+	"NodeName=b Name=gpu File=/dev/nvidia[0] Links=4,-1  # a range of one\n"
+	"NodeName=a[1-2] Name=gpu Type=t4 File=/dev/nvidia0 Links=-1,0,2,0\n"
+	"NodeName=a[1-2] Name=gpu Type=t4 File=/dev/nvidia1 Links=0,-1,0,1\n"
+	"nodename=a[1-2] name=gpu type=t4 file=/dev/nvidia2 links=2,0,-1,0\n"
+	"NodeName=a[1-2] Name=gpu Type=t4 File=/dev/nvidia3 Links=0,1,0,-1 Cores=0-7\n"
+	"NodeName=c Name=gpu File=/dev/nvidia[0-3]\n"              // no Links: none
+	"NodeName=c Name=mps Count=400 File=/dev/nvidia0 Links=-1\n" // not a GPU's
+	"NodeName=b Gres=gpu:2\n";
+
+START_TEST(test_links_lines_give_each_nodes_matrix)
+{
+	ClusterFile f = parse_cluster_file("cluster.conf", kLinksFile);
+	std::vector<int> gpus = { 4, 4, 4, 2 };
+	ck_assert(f.cluster.node_gpus == gpus);
+	std::vector<std::string> names = { "a1", "a2", "c", "b" };
+	ck_assert(f.node_names == names);
+	// The lines in file order, each node's in slot order.
+	ck_assert_int_eq(f.links_lines.size(), 6);
+	ck_assert_str_eq(f.links_lines[2].value.c_str(), "-1,0,2,0");
+	ck_assert_int_eq(f.links_lines[2].line, 6);
+	ck_assert_int_eq(f.links_lines[2].column, 52);
+	ck_assert_int_eq(f.node_links.size(), 4);
+	std::vector<int> a = { 2, 3, 4, 5 }, b = { 0, 1 };
+	ck_assert(f.node_links[0] == a && f.node_links[1] == a);
+	ck_assert(f.node_links[2].empty());
+	ck_assert(f.node_links[3] == b);
+
+	ClusterSpec spec = parse_cluster_spec("cluster.conf", kLinksFile);
+	ck_assert(spec.has_links());
+	ck_assert_int_eq(spec.node_links.size(), 4);
+	// One matrix for the hostlist's two nodes.
+	ck_assert_ptr_nonnull(spec.node_links[0].get());
+	ck_assert_ptr_eq(spec.node_links[0].get(), spec.node_links[1].get());
+	const GpuLinks &g = *spec.node_links[0];
+	ck_assert_int_eq(g.size(), 4);
+	ck_assert_int_eq(g.strength(0, 2), 2);
+	ck_assert_int_eq(g.strength(3, 1), 1);
+	ck_assert_int_eq(g.strength(0, 1), 0);
+	ck_assert_int_eq(g.strength(2, 2), -1);
+	ck_assert_ptr_null(spec.node_links[2].get());
+	ck_assert_int_eq(spec.node_links[3]->size(), 2);
+	ck_assert_int_eq(spec.node_links[3]->strength(0, 1), 4);
+
+	// No Links lines: no links at all, whatever other gres.conf lines say.
+	ClusterSpec none = parse_cluster_spec(
+		"c", "NodeName=n[1-2] Gres=gpu:2\n"
+		     "NodeName=n[1-2] Name=gpu File=/dev/nvidia[0-1]\n");
+	ck_assert(!none.has_links());
+	ck_assert(none.cluster.uniform());
+}
+END_TEST
+
+START_TEST(test_bad_links_lines_name_the_node_and_line)
+{
+	// Fewer Links lines than GPUs: the last one; more: the first extra.
+	ck_assert_file_error("NodeName=n[1-2] Gres=gpu:2\n"
+			     "NodeName=n[1-2] Name=gpu File=/dev/nvidia0 Links=-1,1\n",
+			     "cluster.conf:2:44: node n1 (2 GPUs, line 1) has 1 Links "
+			     "line: expected one per GPU, slot 0 first");
+	ck_assert_file_error("NodeName=n[1-2] Gres=gpu:1\n"
+			     "NodeName=n[1-2] Name=gpu File=/dev/nvidia0 Links=-1\n"
+			     "NodeName=n2 Name=gpu File=/dev/nvidia1 Links=-1\n",
+			     "cluster.conf:3:40: node n2 (1 GPU, line 1) has 2 Links "
+			     "lines: expected one per GPU, slot 0 first");
+	// Values: GpuLinks::parse_gres_links's message, at the GPU's line.
+	ck_assert_file_error("NodeName=n[1-2] Gres=gpu:2\n"
+			     "NodeName=n[1-2] Name=gpu File=/dev/nvidia0 Links=-1,2\n"
+			     "NodeName=n[1-2] Name=gpu File=/dev/nvidia1 Links=x,-1\n",
+			     "cluster.conf:3:44: node n1, GPU 1, entry 0: 'x' is not an "
+			     "integer");
+	ck_assert_file_error("NodeName=n1 Gres=gpu:2\n"
+			     "NodeName=n1 Name=gpu File=/dev/nvidia0 Links=-1,2\n"
+			     "NodeName=n1 Name=gpu File=/dev/nvidia1 Links=1,-1\n",
+			     "cluster.conf:3:40: node n1, GPU 1, entry 0: '1' differs from "
+			     "GPU 0, entry 1: '2' (links must be symmetric)");
+	ck_assert_file_error("NodeName=n1 Gres=gpu:2\n"
+			     "NodeName=n1 Name=gpu File=/dev/nvidia0 Links=-1\n"
+			     "NodeName=n1 Name=gpu File=/dev/nvidia1 Links=0,-1\n",
+			     "cluster.conf:2:40: node n1, GPU 0: Links '-1' has 1 entries, "
+			     "expected 2 (one per GPU of the node)");
+	// Only the node whose lines are bad is named, after good ones.
+	ck_assert_file_error("NodeName=n1 Gres=gpu:1\nNodeName=m1 Gres=gpu:1\n"
+			     "NodeName=n1 Name=gpu File=/dev/nvidia0 Links=-1\n"
+			     "NodeName=m1 Name=gpu File=/dev/nvidia0 Links=0\n",
+			     "cluster.conf:4:40: node m1, GPU 0, entry 0: '0' must be -1 "
+			     "(the GPU itself)");
+	// One GPU per Links line, as Slurm requires.
+	ck_assert_file_error("NodeName=n1 Gres=gpu:2\n"
+			     "NodeName=n1 Name=gpu File=/dev/nvidia[0-1] Links=-1,1\n",
+			     "cluster.conf:2:22: File: '/dev/nvidia[0-1]' names 2 devices; "
+			     "a line with Links= is for one GPU (Slurm: one File per "
+			     "Links line)");
+	ck_assert_file_error("NodeName=n1 Gres=gpu:1\nNodeName=n1 Name=gpu Links=-1\n",
+			     "cluster.conf:2:22: Links= without File=: a Links line is "
+			     "one GPU's, named by its device (File=/dev/nvidiaN), as "
+			     "Slurm requires");
+	ck_assert_file_error("NodeName=n1 Gres=gpu:1\n"
+			     "NodeName=n1 File=/dev/nvidia0 Links=-1\n",
+			     "cluster.conf:2:31: Links= without Name=gpu: expected "
+			     "NodeName=... Name=gpu File=/dev/nvidiaN Links=...");
+	ck_assert_file_error("NodeName=n1 Gres=gpu:1\n"
+			     "Name=gpu File=/dev/nvidia0 Links=-1\n",
+			     "cluster.conf:2:28: Links= on a line without NodeName=: "
+			     "expected NodeName=... Name=gpu File=/dev/nvidiaN Links=...");
+	ck_assert_file_error("NodeName=n1 Gres=gpu:1\n"
+			     "NodeName=DEFAULT Name=gpu File=/dev/nvidia0 Links=-1\n",
+			     "cluster.conf:2:1: NodeName=DEFAULT: a line with Links= "
+			     "names its nodes");
+	// Links for a node the file does not simulate.
+	ck_assert_file_error("NodeName=n1 Gres=gpu:1\nNodeName=login CPUs=4\n"
+			     "NodeName=n1,login Name=gpu File=/dev/nvidia0 Links=-1\n",
+			     "cluster.conf:3:46: node login has Links lines but no GPUs "
+			     "in the file (expected a line NodeName=login Gres=gpu:COUNT)");
+	ck_assert_file_error("NodeName=n1 Gres=gpu:1\n"
+			     "NodeName=n[1-9] Name=gpu File=/dev/nvidia0 Links=-1\n",
+			     "cluster.conf:2:44: node n2 has Links lines but no GPUs in "
+			     "the file (expected a line NodeName=n2 Gres=gpu:COUNT)");
+	ck_assert_file_error("NodeName=n1 Gres=gpu:1\n"
+			     "NodeName=n[1-2 Name=gpu File=/dev/nvidia0 Links=-1\n",
+			     "cluster.conf:2:1: NodeName: 'n[1-2': unbalanced '[' and ']'");
+}
+END_TEST
+
 START_TEST(test_cluster_spec_with_runs)
 {
 	auto c = parse_cluster("2x8+4x4");
@@ -183,7 +320,8 @@ static Inputs mixed_inputs()
 	Inputs in = make_inputs("1x4", kProfiles, kWorkload);
 	in.cluster = parse_cluster_file("cluster.conf",
 					"NodeName=small[1-2] Gres=gpu:4\n"
-					"NodeName=big Gres=gpu:8\n");
+					"NodeName=big Gres=gpu:8\n")
+			     .cluster;
 	return in;
 }
 
@@ -278,6 +416,8 @@ int main(void)
 	tcase_add_test(tc, test_defaults_gres_forms_and_other_lines);
 	tcase_add_test(tc, test_hostlists_expand_like_slurm);
 	tcase_add_test(tc, test_bad_files_name_the_line_and_column);
+	tcase_add_test(tc, test_links_lines_give_each_nodes_matrix);
+	tcase_add_test(tc, test_bad_links_lines_name_the_node_and_line);
 	tcase_add_test(tc, test_cluster_spec_with_runs);
 	tcase_add_test(tc, test_every_policy_validates_on_mixed_nodes);
 	tcase_add_test(tc, test_omru_on_mixed_nodes);

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <stdexcept>
 #include <unistd.h>
 
@@ -291,6 +292,103 @@ START_TEST(test_simulator_places_jobs_on_linked_gpus)
 }
 END_TEST
 
+// m on 2 to 4 GPUs; a (3 GPUs) at 0, b (2) at 1, c (4) at 2, all running
+// together on 1x6+2x4: fifo puts a on node 1, b on node 2, c on node 0.
+static const char kMixedProfiles[] = "model,gpus,epoch_s\nm,2,6\nm,3,5\nm,4,4\n";
+static const char kMixedWorkload[] =
+	"job_id,submit_s,model,epochs,gpus\na,0,m,10,3\nb,1,m,10,2\nc,2,m,10,4\n";
+
+static Schedule simulate_per_node(const Inputs &in,
+				  const std::vector<std::shared_ptr<const GpuLinks>> &node_links)
+{
+	auto p = make_fifo(PolicyOptions{});
+	SimOptions so;
+	so.node_links = node_links;
+	SimResult r = simulate(in.cluster, in.profiles, in.workload, *p, so);
+	auto v = validate_schedule(in.cluster, in.profiles, in.workload, r.schedule, 0);
+	ck_assert_msg(v.empty(), "invalid schedule: %s",
+		      v.empty() ? "" : v.front().message.c_str());
+	return r.schedule;
+}
+
+static std::string ids_of(const Inputs &in, const Schedule &s, const char *job)
+{
+	return show(segments_of(in, s, job)[0].gpu_ids);
+}
+
+START_TEST(test_simulator_uses_each_nodes_own_links)
+{
+	Inputs in = make_inputs("1x6+2x4", kMixedProfiles, kMixedWorkload);
+	// GPU ids: node 0 has 0-5, node 1 6-9, node 2 10-13.
+	auto quad = std::make_shared<const GpuLinks>(links({ // 2-5 all NV1
+		"-1,0,0,0,0,0", "0,-1,0,0,0,0", "0,0,-1,1,1,1",
+		"0,0,1,-1,1,1", "0,0,1,1,-1,1", "0,0,1,1,1,-1" }));
+	auto pair13 = std::make_shared<const GpuLinks>(
+		links({ "-1,0,0,0", "0,-1,0,2", "0,0,-1,0", "0,2,0,-1" }));
+	auto pair23 = std::make_shared<const GpuLinks>(
+		links({ "-1,0,0,0", "0,-1,0,0", "0,0,-1,2", "0,0,2,-1" }));
+
+	// Without links: the lowest free slots of each node.
+	Schedule s = simulate_per_node(in, {});
+	ck_assert_string_eq(ids_of(in, s, "a"), "{6,7,8}");
+	ck_assert_string_eq(ids_of(in, s, "b"), "{10,11}");
+	ck_assert_string_eq(ids_of(in, s, "c"), "{0,1,2,3}");
+
+	// Each job gets its node's linked GPUs: a the pair 1-3 of node 1 and
+	// the lowest other, b the pair 2-3 of node 2, c the quad of node 0.
+	s = simulate_per_node(in, { quad, pair13, pair23 });
+	ck_assert_string_eq(ids_of(in, s, "a"), "{6,7,9}");
+	ck_assert_string_eq(ids_of(in, s, "b"), "{12,13}");
+	ck_assert_string_eq(ids_of(in, s, "c"), "{2,3,4,5}");
+	// Same times as without links: links choose slots, not speed.
+	ck_assert_segment(segments_of(in, s, "a")[0], 0, 50, 3, 10);
+	ck_assert_segment(segments_of(in, s, "c")[0], 2, 42, 4, 10);
+
+	// The two 4-GPU nodes' matrices swapped: the jobs follow them.
+	s = simulate_per_node(in, { quad, pair23, pair13 });
+	ck_assert_string_eq(ids_of(in, s, "a"), "{6,8,9}");
+	ck_assert_string_eq(ids_of(in, s, "b"), "{11,13}");
+	// A node without a matrix: its lowest free slots.
+	s = simulate_per_node(in, { nullptr, pair13, pair23 });
+	ck_assert_string_eq(ids_of(in, s, "c"), "{0,1,2,3}");
+	ck_assert_string_eq(ids_of(in, s, "b"), "{12,13}");
+
+	// Refused: a matrix of another size (named by its node), a count
+	// of matrices that is not the cluster's nodes, both kinds of links.
+	auto p = make_fifo(PolicyOptions{});
+	auto refusal = [&](const SimOptions &so) -> std::string {
+		try {
+			simulate(in.cluster, in.profiles, in.workload, *p, so);
+		} catch (const std::invalid_argument &e) {
+			return e.what();
+		}
+		return "(accepted)";
+	};
+	SimOptions so;
+	so.node_links = { quad, pair13, quad };
+	ck_assert_string_eq(refusal(so), "GPU link matrix of node 2 is for 6 GPUs, "
+					 "the node has 4");
+	so.node_links = { quad, pair13 };
+	ck_assert_string_eq(refusal(so), "GPU link matrices for 2 nodes, the "
+					 "cluster has 3");
+	Inputs uniform = make_inputs("2x4", kMixedProfiles, kMixedWorkload);
+	so.node_links = { pair13, pair23 };
+	so.gpu_links = pair13.get();
+	bool threw = false;
+	try {
+		simulate(uniform.cluster, uniform.profiles, uniform.workload, *p, so);
+	} catch (const std::invalid_argument &e) {
+		threw = std::string(e.what()).find("give one") != std::string::npos;
+	}
+	ck_assert(threw);
+	// One matrix for identical nodes still works, as node_links alike.
+	so.node_links.clear();
+	Schedule one = simulate_with(uniform, pair13.get());
+	Schedule per = simulate_per_node(uniform, { pair13, pair13 });
+	ck_assert_same_schedule(one, per);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("gpu_links");
@@ -310,6 +408,7 @@ int main(void)
 	suite_add_tcase(s, select);
 	TCase *sim = tcase_create("simulator");
 	tcase_add_test(sim, test_simulator_places_jobs_on_linked_gpus);
+	tcase_add_test(sim, test_simulator_uses_each_nodes_own_links);
 	suite_add_tcase(s, sim);
 	return run_suite(s);
 }

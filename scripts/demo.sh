@@ -117,6 +117,9 @@ if [ -n "${predicted_end:-}" ] && [ -n "$last_end" ] &&
     printf "== makespan %d s; the plan predicted %d s when the batch was released (real/predicted %.2f)\n",
       e - r, p - r, (p > r) ? (e - r) / (p - r) : 0 }'
 fi
+echo "== omru-report: predicted vs real, throughput, the window's makespan and GPU use"
+"$build/report/omru-report" -j "$joblist" --svg "$state/report.svg" | sed 's/^/  /'
+echo "  (Gantt chart and predicted-vs-real plot: $state/report.svg)"
 echo "== output of job ${ids[0]}"
 sed -n "1p;\$p" "$state/out/${ids[0]}.out"
 if [ -f "$state/out/${ids[0]}.metrics.json" ]; then

@@ -18,7 +18,7 @@ PACKAGES=(
   # topology and unit tests
   libhwloc-dev hwloc check
   # local test cluster
-  iproute2 procps psmisc
+  iproute2 procps psmisc python3
   # omru-train: libtorch (CPU) with c10d, Gloo headers; PyTorch for the bench
   libtorch-dev libgloo-dev python3-torch
 )

@@ -3,8 +3,6 @@
 
 #include <charconv>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 
 namespace omru {
 namespace {
@@ -39,15 +37,15 @@ bool parse_int(std::string_view s, int lo, int hi, int &out)
 	       out <= hi;
 }
 
+// A plain decimal ("12.5", "1e+09"), as strictly as parse_int: strtod would
+// also take blanks, '+', hex and, under a comma locale, stop at the '.'.
 bool parse_seconds(std::string_view s, double &out)
 {
 	if (s.empty() || s.size() > 32)
 		return false;
-	std::string tmp(s);
-	char *end = nullptr;
-	out = std::strtod(tmp.c_str(), &end);
-	return end == tmp.c_str() + tmp.size() && std::isfinite(out) && out > 0 &&
-	       out <= 1e9;
+	auto r = std::from_chars(s.data(), s.data() + s.size(), out);
+	return r.ec == std::errc() && r.ptr == s.data() + s.size() &&
+	       std::isfinite(out) && out > 0 && out <= 1e9;
 }
 
 // Splits on commas; an empty list or an empty item is not allowed.
@@ -65,15 +63,24 @@ std::vector<std::string_view> split_commas(std::string_view s)
 	}
 }
 
+// Shortest text that reads back as v.  to_chars, not printf: a comma
+// locale would write "20,5", and ',' separates the rows.
 std::string shortest(double v)
 {
-	char buf[32];
-	for (int prec = 1; prec <= 17; prec++) {
-		std::snprintf(buf, sizeof(buf), "%.*g", prec, v);
-		if (std::strtod(buf, nullptr) == v)
-			break;
-	}
-	return buf;
+	char buf[64];
+	auto r = std::to_chars(buf, buf + sizeof(buf), v);
+	return std::string(buf, r.ptr);
+}
+
+// The longest start of s of at most max bytes that does not end inside a
+// UTF-8 character (an admin's prefix may be any text).
+size_t utf8_cut(const std::string &s, size_t max)
+{
+	if (max >= s.size())
+		return s.size();
+	while (max > 0 && (static_cast<unsigned char>(s[max]) & 0xc0) == 0x80)
+		max--;
+	return max;
 }
 
 } // namespace
@@ -162,8 +169,8 @@ std::string format_admin_comment(const AdminComment &c, size_t max_len)
 		cut.fields.pop_back();
 		out = render(cut);
 	}
-	if (out.size() > max_len)
-		out.resize(max_len); // a prefix alone longer than the bound
+	if (out.size() > max_len) // a prefix alone longer than the bound
+		out.resize(utf8_cut(out, max_len));
 	return out;
 }
 

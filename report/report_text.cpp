@@ -1,0 +1,197 @@
+// report_text.cpp - see report_text.hpp.
+#include "report_text.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+
+#include "model/schedule.hpp" // format_number
+#include "sim/summary.hpp"    // json_string
+
+namespace omru {
+namespace report {
+namespace {
+
+constexpr const char *kNone = "-";
+
+// v with at most `decimals` decimals, without trailing zeros; "-" for NaN.
+std::string fixed(double v, int decimals)
+{
+	if (std::isnan(v))
+		return kNone;
+	char buf[64];
+	std::snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+	std::string s = buf;
+	if (s.find('.') != std::string::npos) {
+		s.erase(s.find_last_not_of('0') + 1);
+		if (s.back() == '.')
+			s.pop_back();
+	}
+	return s == "-0" ? "0" : s;
+}
+
+// "+14.5", "-3.2": which way the prediction was off shows at a glance.
+std::string signed_pct(double v)
+{
+	if (std::isnan(v))
+		return kNone;
+	char buf[64];
+	std::snprintf(buf, sizeof(buf), "%+.1f", v);
+	return std::string(buf) == "-0.0" ? "+0.0" : buf;
+}
+
+std::string or_none(const std::string &s)
+{
+	return s.empty() ? kNone : s;
+}
+
+std::string json_num(double v)
+{
+	return std::isfinite(v) ? format_number(v) : "null";
+}
+
+std::string json_text(const std::string &v)
+{
+	return v.empty() ? "null" : json_string(v);
+}
+
+} // namespace
+
+std::string local_time_text(double epoch_s)
+{
+	if (std::isnan(epoch_s))
+		return "";
+	std::time_t t = static_cast<std::time_t>(epoch_s);
+	std::tm tm{};
+	char buf[32];
+	if (!localtime_r(&t, &tm) ||
+	    !std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm))
+		return "";
+	return buf;
+}
+
+void write_table(std::ostream &out, const std::vector<JobReport> &jobs)
+{
+	std::vector<std::vector<std::string>> rows = {
+		{ "JOBID", "STATE", "MODEL", "GPUS", "WAIT_S", "PREDICTED_S",
+		  "REAL_S", "ERROR%", "SAMPLES/S", "DATA_WAIT%", "PROFILE", "P" }
+	};
+	for (const JobReport &r : jobs) {
+		const OmruRecord &rec = r.record;
+		rows.push_back({ r.job.id, or_none(r.job.state), or_none(rec.model),
+				 std::to_string(r.job.gpus), fixed(r.wait_s, 1),
+				 fixed(rec.predicted_s, 1), fixed(r.real_s, 1),
+				 signed_pct(r.error_pct), fixed(rec.samples_s, 1),
+				 fixed(rec.data_wait * 100, 1), or_none(rec.profile),
+				 rec.profiled() ? "P" : "" });
+	}
+	std::vector<size_t> width(rows[0].size(), 0);
+	for (const auto &row : rows)
+		for (size_t i = 0; i < row.size(); i++)
+			width[i] = std::max(width[i], row[i].size());
+	for (const auto &row : rows) {
+		std::string line;
+		for (size_t i = 0; i < row.size(); i++) {
+			line += row[i];
+			if (i + 1 < row.size())
+				line += std::string(width[i] - row[i].size() + 2, ' ');
+		}
+		line.erase(line.find_last_not_of(' ') + 1);
+		out << line << "\n";
+	}
+}
+
+void write_summary(std::ostream &out, const WindowStats &s,
+		   const ClusterNote &note)
+{
+	out << "jobs: " << s.jobs << " (" << s.finished << " finished, "
+	    << s.running << " running, " << s.pending << " pending, "
+	    << s.not_started << " ended without starting)\n";
+	if (s.finished == 0) {
+		out << "makespan: - (no finished job)\n";
+	} else {
+		out << "makespan: " << fixed(s.makespan_s, 1) << " s ("
+		    << or_none(local_time_text(s.first_submit_s)) << " to "
+		    << or_none(local_time_text(s.last_end_s)) << ")\n";
+	}
+	out << "GPU utilization: ";
+	if (!std::isnan(s.gpu_utilization))
+		out << fixed(s.gpu_utilization * 100, 1) << "% ("
+		    << fixed(s.gpu_seconds, 1) << " GPU-s on " << s.cluster_gpus
+		    << " GPUs)\n";
+	else
+		out << "n/a (" << fixed(s.gpu_seconds, 1) << " GPU-s; "
+		    << (note.why_unknown.empty() ? "no makespan" : note.why_unknown)
+		    << ")\n";
+	out << "mean JCT: "
+	    << (std::isnan(s.mean_jct_s) ? "-" : fixed(s.mean_jct_s, 1) + " s")
+	    << "\n";
+	out << "prediction error: ";
+	if (s.predicted == 0)
+		out << "- (no completed job with a prediction)\n";
+	else
+		out << "median " << fixed(s.error_median_pct, 1) << "%, p90 "
+		    << fixed(s.error_p90_pct, 1) << "% (|error| of " << s.predicted
+		    << " completed job" << (s.predicted == 1 ? "" : "s")
+		    << " with a prediction)\n";
+}
+
+void write_json(std::ostream &out, const std::vector<JobReport> &jobs,
+		const WindowStats &s)
+{
+	out << "{\"jobs\": [";
+	for (size_t i = 0; i < jobs.size(); i++) {
+		const JobReport &r = jobs[i];
+		const SacctJob &j = r.job;
+		const OmruRecord &rec = r.record;
+		out << (i ? ",\n  " : "\n  ") << "{\"job_id\": " << json_string(j.id)
+		    << ", \"name\": " << json_string(j.name)
+		    << ", \"user\": " << json_string(j.user)
+		    << ", \"state\": " << json_string(j.state)
+		    << ", \"phase\": " << json_string(phase_name(r.phase))
+		    << ", \"gpus\": " << j.gpus << ", \"nodes\": [";
+		for (size_t k = 0; k < j.nodes.size(); k++)
+			out << (k ? ", " : "") << json_string(j.nodes[k]);
+		// sacct's own text for the times it gave, null for the others.
+		auto time = [](double v, const std::string &text) {
+			return std::isnan(v) ? std::string("null") : json_string(text);
+		};
+		out << "], \"submit\": " << time(j.submit_s, j.submit_text)
+		    << ", \"start\": " << time(j.start_s, j.start_text)
+		    << ", \"end\": " << time(j.end_s, j.end_text)
+		    << ", \"wait_s\": " << json_num(r.wait_s)
+		    << ", \"real_s\": " << json_num(r.real_s)
+		    << ", \"jct_s\": " << json_num(r.jct_s)
+		    << ", \"omru\": " << (rec.present ? "true" : "false")
+		    << ", \"record_error\": " << json_text(rec.error)
+		    << ", \"model\": " << json_text(rec.model)
+		    << ", \"predicted_s\": " << json_num(rec.predicted_s)
+		    << ", \"error_pct\": " << json_num(r.error_pct)
+		    << ", \"profile\": " << json_text(rec.profile)
+		    << ", \"profiled\": " << (rec.profiled() ? "true" : "false")
+		    << ", \"epochs\": " << json_num(rec.epochs)
+		    << ", \"epochs_done\": " << json_num(rec.epochs_done)
+		    << ", \"epoch_s\": " << json_num(rec.epoch_s)
+		    << ", \"samples_s\": " << json_num(rec.samples_s)
+		    << ", \"data_wait\": " << json_num(rec.data_wait)
+		    << "}";
+	}
+	out << (jobs.empty() ? "" : "\n") << "],\n \"summary\": {\"jobs\": " << s.jobs
+	    << ", \"finished\": " << s.finished << ", \"running\": " << s.running
+	    << ", \"pending\": " << s.pending
+	    << ", \"not_started\": " << s.not_started
+	    << ", \"first_submit\": " << json_text(local_time_text(s.first_submit_s))
+	    << ", \"last_end\": " << json_text(local_time_text(s.last_end_s))
+	    << ", \"makespan_s\": " << json_num(s.makespan_s)
+	    << ", \"gpu_seconds\": " << json_num(s.gpu_seconds)
+	    << ", \"cluster_gpus\": "
+	    << (s.cluster_gpus > 0 ? std::to_string(s.cluster_gpus) : "null")
+	    << ", \"gpu_utilization\": " << json_num(s.gpu_utilization)
+	    << ", \"mean_jct_s\": " << json_num(s.mean_jct_s)
+	    << ", \"predicted_jobs\": " << s.predicted
+	    << ", \"error_median_pct\": " << json_num(s.error_median_pct)
+	    << ", \"error_p90_pct\": " << json_num(s.error_p90_pct) << "}}\n";
+}
+
+} // namespace report
+} // namespace omru

@@ -1,0 +1,39 @@
+// report_text.hpp - omru-report's output on stdout: a table with one row
+// per job and the window's summary, or the same as one JSON document.
+#ifndef OMRU_REPORT_REPORT_TEXT_HPP
+#define OMRU_REPORT_REPORT_TEXT_HPP
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "report_stats.hpp"
+
+namespace omru {
+namespace report {
+
+// Why the GPU utilization is not known ("" when it is), for the summary.
+struct ClusterNote {
+	std::string why_unknown;
+};
+
+// Columns JOBID STATE MODEL GPUS WAIT_S PREDICTED_S REAL_S ERROR%
+// SAMPLES/S DATA_WAIT% PROFILE P, aligned; "-" where there is no value.
+void write_table(std::ostream &out, const std::vector<JobReport> &jobs);
+
+// "jobs: ...", "makespan: ...", "GPU utilization: ...", "mean JCT: ...",
+// "prediction error: ..." lines.
+void write_summary(std::ostream &out, const WindowStats &s,
+		   const ClusterNote &note);
+
+// {"jobs": [...], "summary": {...}}; null where there is no value.
+void write_json(std::ostream &out, const std::vector<JobReport> &jobs,
+		const WindowStats &s);
+
+// YYYY-MM-DDTHH:MM:SS in local time, as sacct writes it; "" for NaN.
+std::string local_time_text(double epoch_s);
+
+} // namespace report
+} // namespace omru
+
+#endif

@@ -2,6 +2,7 @@
 #include "profiler/profile_store.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -25,15 +26,13 @@ bool valid_model(const std::string &m)
 	return true;
 }
 
+// Shortest text that reads back as v; to_chars, not printf, so no locale
+// can write "20,5" into a comma-separated file.
 std::string exact(double v)
 {
-	char buf[40];
-	for (int p = 1; p <= 17; p++) {
-		std::snprintf(buf, sizeof(buf), "%.*g", p, v);
-		if (std::strtod(buf, nullptr) == v)
-			break;
-	}
-	return buf;
+	char buf[64];
+	auto r = std::to_chars(buf, buf + sizeof(buf), v);
+	return std::string(buf, r.ptr);
 }
 
 bool to_i64(const std::string &s, int64_t lo, int64_t hi, int64_t &out)
@@ -52,9 +51,8 @@ bool to_double(const std::string &s, double &out)
 {
 	if (s.empty() || s.size() > 40)
 		return false;
-	char *end = nullptr;
-	out = std::strtod(s.c_str(), &end);
-	return !*end && std::isfinite(out);
+	auto r = std::from_chars(s.data(), s.data() + s.size(), out);
+	return r.ec == std::errc() && r.ptr == s.data() + s.size() && std::isfinite(out);
 }
 
 } // namespace

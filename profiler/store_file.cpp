@@ -37,7 +37,30 @@ std::string dir_of(const std::string &path)
 	return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
 }
 
+// root (omru-profile run by an admin) writing into the state directory of
+// a slurmctld that runs as SlurmUser: the files stay the directory owner's,
+// or slurmctld could no longer read the store it owns.
+void keep_owner(int fd, const std::string &path)
+{
+	struct stat dir;
+	if (geteuid() == 0 && stat(dir_of(path).c_str(), &dir) == 0 && dir.st_uid != 0)
+		(void) !fchown(fd, dir.st_uid, dir.st_gid);
+}
+
 } // namespace
+
+StoreStamp stamp_of(const std::string &path)
+{
+	struct stat st;
+	StoreStamp t;
+	if (stat(path.c_str(), &st) != 0)
+		return t;
+	t.dev = st.st_dev;
+	t.ino = st.st_ino;
+	t.size = static_cast<uint64_t>(st.st_size);
+	t.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+	return t;
+}
 
 Parsed<ProfileStore> load_store(const std::string &path, ProfileStore::Limits l)
 {
@@ -75,6 +98,7 @@ std::string save_store(const std::string &path, const ProfileStore &s)
 	int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return sys_error("create", tmp);
+	keep_owner(fd, path);
 	bool ok = write_all(fd, s.serialize()) && fsync(fd) == 0;
 	std::string err = ok ? "" : sys_error("write", tmp);
 	if (close(fd) != 0 && ok)
@@ -95,7 +119,7 @@ std::string save_store(const std::string &path, const ProfileStore &s)
 
 std::string merge_save(const std::string &path, const std::vector<StoreOp> &ops,
 		       ProfileStore::Limits l, ProfileStore *result,
-		       std::vector<std::string> *warnings)
+		       std::vector<std::string> *warnings, StoreStamp *stamp)
 {
 	std::string dir = dir_of(path);
 	if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
@@ -104,6 +128,7 @@ std::string merge_save(const std::string &path, const std::vector<StoreOp> &ops,
 	int lock = open(lock_path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (lock < 0)
 		return sys_error("open", lock_path);
+	keep_owner(lock, path);
 	while (flock(lock, LOCK_EX) != 0 && errno == EINTR)
 		;
 	auto cur = load_store(path, l);
@@ -120,6 +145,8 @@ std::string merge_save(const std::string &path, const std::vector<StoreOp> &ops,
 	for (const StoreOp &op : ops)
 		s.apply(op);
 	std::string err = save_store(path, s);
+	if (err.empty() && stamp)
+		*stamp = stamp_of(path);
 	close(lock); // releases the lock
 	if (err.empty() && result)
 		*result = s;

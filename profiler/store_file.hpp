@@ -6,6 +6,7 @@
 #ifndef OMRU_PROFILER_STORE_FILE_HPP
 #define OMRU_PROFILER_STORE_FILE_HPP
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -24,12 +25,30 @@ Parsed<ProfileStore> load_store(const std::string &path, ProfileStore::Limits l 
 // fsync of the directory.  RET "" or what failed.
 std::string save_store(const std::string &path, const ProfileStore &s);
 
+// Which file is at a path, as of one moment: a writer that replaced it
+// (every save is a rename of a new file) or changed it in place changes
+// the stamp.  All zero: no file.
+struct StoreStamp {
+	uint64_t dev = 0, ino = 0, size = 0;
+	int64_t mtime_ns = 0;
+	bool operator==(const StoreStamp &o) const
+	{
+		return dev == o.dev && ino == o.ino && size == o.size &&
+		       mtime_ns == o.mtime_ns;
+	}
+	bool operator!=(const StoreStamp &o) const { return !(*this == o); }
+};
+StoreStamp stamp_of(const std::string &path);
+
 // Locks PATH.lock, loads (a corrupt file is renamed to PATH.corrupt, a
 // warning, and the store starts empty), applies `ops` in order, saves.
-// OUT result: the store as saved.  RET "" or what failed (nothing saved).
+// OUT result: the store as saved; stamp: the saved file's (taken under the
+// lock, so a later writer always changes it).  RET "" or what failed
+// (nothing saved).
 std::string merge_save(const std::string &path, const std::vector<StoreOp> &ops,
 		       ProfileStore::Limits l, ProfileStore *result,
-		       std::vector<std::string> *warnings);
+		       std::vector<std::string> *warnings,
+		       StoreStamp *stamp = nullptr);
 
 } // namespace profiler
 } // namespace omru

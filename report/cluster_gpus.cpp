@@ -13,7 +13,7 @@ namespace report {
 
 std::vector<std::string> sinfo_argv()
 {
-	return { "sinfo", "-h", "-o", "%n %G" };
+	return { "sinfo", "-h", "-o", "%N %G" };
 }
 
 int gres_gpus(std::string_view gres)

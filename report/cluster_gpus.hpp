@@ -1,4 +1,4 @@
-// cluster_gpus.hpp - the cluster's GPUs as `sinfo -h -o '%n %G'` reports
+// cluster_gpus.hpp - the cluster's GPUs as `sinfo -h -o '%N %G'` reports
 // them: one "NODES GRES" line per node (or hostlist), a node repeated once
 // per partition it is in.
 #ifndef OMRU_REPORT_CLUSTER_GPUS_HPP

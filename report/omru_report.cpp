@@ -44,7 +44,7 @@ static void print_help()
 		"  --all-users              sacct --allusers\n"
 		"  --sacct-file FILE        read that sacct output from FILE, run no sacct\n"
 		"  --gpus N                 the cluster's GPUs, for the utilization (else\n"
-		"                           sinfo -h -o '%n %G', summed)\n"
+		"                           sinfo -h -o '%N %G', summed)\n"
 		"  --json                   print one JSON document instead of the table\n"
 		"  --svg FILE               write a Gantt chart of what ran and a\n"
 		"                           predicted-vs-real scatter plot (SVG)\n\n"

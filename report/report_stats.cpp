@@ -40,7 +40,8 @@ JobReport report_job(SacctJob job, std::vector<std::string> &warnings)
 		r.real_s = job.end_s - job.start_s;
 		r.jct_s = job.end_s - job.submit_s;
 		const double p = r.record.predicted_s;
-		if (job.state == "COMPLETED" && p > 0)
+		// profile=default: priced at the time limit, no prediction.
+		if (job.state == "COMPLETED" && p > 0 && r.record.profile != "default")
 			r.error_pct = (r.real_s - p) / p * 100;
 	}
 	r.job = std::move(job);

@@ -33,6 +33,8 @@ struct JobReport {
 	// (real - predicted) / predicted x 100, for a COMPLETED job with a
 	// prediction > 0 only: a killed, failed or timed-out job ran for a
 	// time that says nothing about how long the whole job would take.
+	// Nor for profile=default: a model nobody measured is priced at the
+	// job's time limit, a bound rather than a prediction.
 	double error_pct = NAN;
 };
 

@@ -7,6 +7,7 @@
 
 #include "model/schedule.hpp" // format_number
 #include "sim/summary.hpp"    // json_string
+#include "text_table.hpp"
 
 namespace omru {
 namespace report {
@@ -57,19 +58,6 @@ std::string json_text(const std::string &v)
 
 } // namespace
 
-std::string local_time_text(double epoch_s)
-{
-	if (std::isnan(epoch_s))
-		return "";
-	std::time_t t = static_cast<std::time_t>(epoch_s);
-	std::tm tm{};
-	char buf[32];
-	if (!localtime_r(&t, &tm) ||
-	    !std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm))
-		return "";
-	return buf;
-}
-
 void write_table(std::ostream &out, const std::vector<JobReport> &jobs)
 {
 	std::vector<std::vector<std::string>> rows = {
@@ -85,20 +73,7 @@ void write_table(std::ostream &out, const std::vector<JobReport> &jobs)
 				 fixed(rec.data_wait * 100, 1), or_none(rec.profile),
 				 rec.profiled() ? "P" : "" });
 	}
-	std::vector<size_t> width(rows[0].size(), 0);
-	for (const auto &row : rows)
-		for (size_t i = 0; i < row.size(); i++)
-			width[i] = std::max(width[i], row[i].size());
-	for (const auto &row : rows) {
-		std::string line;
-		for (size_t i = 0; i < row.size(); i++) {
-			line += row[i];
-			if (i + 1 < row.size())
-				line += std::string(width[i] - row[i].size() + 2, ' ');
-		}
-		line.erase(line.find_last_not_of(' ') + 1);
-		out << line << "\n";
-	}
+	write_aligned(out, rows);
 }
 
 void write_summary(std::ostream &out, const WindowStats &s,

@@ -9,6 +9,8 @@
 
 #include "report_stats.hpp"
 
+#include "text_table.hpp" // local_time_text
+
 namespace omru {
 namespace report {
 
@@ -29,9 +31,6 @@ void write_summary(std::ostream &out, const WindowStats &s,
 // {"jobs": [...], "summary": {...}}; null where there is no value.
 void write_json(std::ostream &out, const std::vector<JobReport> &jobs,
 		const WindowStats &s);
-
-// YYYY-MM-DDTHH:MM:SS in local time, as sacct writes it; "" for NaN.
-std::string local_time_text(double epoch_s);
 
 } // namespace report
 } // namespace omru

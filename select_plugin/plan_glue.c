@@ -777,8 +777,9 @@ static void store_sync_once(void)
 		error("%s: profile store: %s", plugin_type, err);
 	slurm_mutex_lock(&plan_lock);
 	if (ctl) {
-		omru_ctl_store_install(ctl, b);
-		dirty = true;
+		/* Re-plan with what omru-profile or the jobs changed. */
+		if (omru_ctl_store_install(ctl, b))
+			dirty = true;
 	} else {
 		omru_ctl_store_install(NULL, b); /* frees it */
 	}

@@ -255,6 +255,15 @@ class Trainer {
 		std::string line = metrics_json(m);
 		if (!o_.metrics.empty())
 			append_line(o_.metrics, line);
+		if (!o_.slurm_metrics.empty()) {
+			try {
+				append_line(o_.slurm_metrics, line);
+			} catch (const std::exception &e) {
+				std::fprintf(stderr, "omru-train: no summary for sacct: %s\n",
+					     e.what());
+				o_.slurm_metrics.clear(); // said once
+			}
+		}
 		std::fprintf(stderr, "omru-train: %s\n", line.c_str());
 	}
 

@@ -34,7 +34,8 @@ const char kTrainHelp[] =
 	"  --threads N             torch threads per process (default: cores / tasks on the node)\n"
 	"  --seed N                (1)\n"
 	"  --checkpoint PATH       save at epoch ends; resume from it if present\n"
-	"  --metrics PATH          one JSON line per epoch (else OMRU_METRICS_FILE)\n"
+	"  --metrics PATH          one JSON line per epoch (also to OMRU_METRICS_FILE,\n"
+	"                          spank_omru's copy for sacct, when set)\n"
 	"  --profile-gpus LIST     profile mode: time steps on these process counts\n"
 	"                          first (else OMRU_PROFILE=force|on|1 profiles the\n"
 	"                          counts of OMRU_PROFILE_GPUS, else 1,2,4..world)\n"
@@ -136,7 +137,10 @@ TrainOptions parse_train_options(const std::vector<std::string> &argv,
 	o.threads = static_cast<int>(a.integer("threads", 0, 1, 1024));
 	o.seed = static_cast<uint64_t>(a.integer("seed", 1, 0, 1L << 62));
 	o.checkpoint = a.get("checkpoint").value_or("");
-	o.metrics = a.get("metrics").value_or(env("OMRU_METRICS_FILE"));
+	o.metrics = a.get("metrics").value_or("");
+	o.slurm_metrics = env("OMRU_METRICS_FILE");
+	if (o.slurm_metrics == o.metrics)
+		o.slurm_metrics.clear();
 	std::string profile_env = env("OMRU_PROFILE");
 	bool profile_on = profile_env == "force" || profile_env == "on" || profile_env == "1";
 	if (auto g = a.get("profile-gpus")) {

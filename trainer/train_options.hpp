@@ -29,7 +29,11 @@ struct TrainOptions {
 	int threads = 0;                // torch intra-op threads; 0: cores / local tasks
 	uint64_t seed = 1;
 	std::string checkpoint;
-	std::string metrics;
+	std::string metrics; // --metrics: the user's file; failing to write it is fatal
+	// OMRU_METRICS_FILE: spank_omru's copy, from which the job's summary
+	// reaches sacct; best effort (it exists on the batch node only, and
+	// rank 0 may run elsewhere).  Empty when it is the --metrics file.
+	std::string slurm_metrics;
 	std::vector<int> profile_gpus;  // empty: no profile mode
 	int profile_steps = 20;
 	int profile_warmup = 5;

@@ -32,6 +32,9 @@ struct omru_ctl {
 	std::unique_ptr<Controller> ctl;
 	omru::controller::Snapshot snap;
 	bool snap_ok = false;
+	// The store file as last read or written here: a different one means
+	// omru-profile changed it, and the store thread reads it again.
+	omru::profiler::StoreStamp store_stamp;
 };
 
 namespace {
@@ -379,8 +382,9 @@ int omru_ctl_job_rows(omru_ctl_t *ctl, uint32_t job_id, uint32_t uid,
 struct omru_store_batch {
 	std::string path;
 	std::vector<omru::profiler::StoreOp> ops;
+	omru::profiler::StoreStamp stamp; // in: as last known; out: as now
 	omru::profiler::ProfileStore result;
-	bool saved = false;
+	bool saved = false; // result is what the file holds now
 };
 
 namespace {
@@ -393,11 +397,13 @@ std::string store_path(const omru_ctl_t *ctl)
 omru_store_batch_t *omru_ctl_store_take(omru_ctl_t *ctl)
 {
 	try {
-		if (!ctl->ctl->has_unsaved())
-			return nullptr;
+		// A batch even without changes: saving it looks whether the
+		// file changed under us (one stat).
 		auto *b = new omru_store_batch;
 		b->path = store_path(ctl);
-		b->ops = ctl->ctl->take_unsaved();
+		b->stamp = ctl->store_stamp;
+		if (ctl->ctl->has_unsaved())
+			b->ops = ctl->ctl->take_unsaved();
 		return b;
 	} catch (...) {
 		return nullptr;
@@ -407,9 +413,25 @@ omru_store_batch_t *omru_ctl_store_take(omru_ctl_t *ctl)
 int omru_store_batch_save(omru_store_batch_t *b, char *err, size_t errlen)
 {
 	return guarded(err, errlen, [&] {
+		if (b->ops.empty()) {
+			// Nothing of ours to write: read the file only when
+			// someone else (omru-profile) replaced it.
+			omru::profiler::StoreStamp now = omru::profiler::stamp_of(b->path);
+			if (now == b->stamp)
+				return OMRU_OK;
+			b->stamp = now; // a corrupt file is reported once
+			auto st = omru::profiler::load_store(b->path, {});
+			if (!st.ok()) {
+				put(err, errlen, st.error() + "; keeping the store in memory");
+				return OMRU_EINVAL;
+			}
+			b->result = st.value();
+			b->saved = true;
+			return OMRU_OK;
+		}
 		std::vector<std::string> warnings;
 		std::string e = omru::profiler::merge_save(b->path, b->ops, {}, &b->result,
-							   &warnings);
+							   &warnings, &b->stamp);
 		// Saved: install the result (it has what omru-profile changed);
 		// not saved: the changes stay in memory, planning goes on.
 		b->saved = e.empty();
@@ -420,19 +442,26 @@ int omru_store_batch_save(omru_store_batch_t *b, char *err, size_t errlen)
 	});
 }
 
-void omru_ctl_store_install(omru_ctl_t *ctl, omru_store_batch_t *b)
+int omru_ctl_store_install(omru_ctl_t *ctl, omru_store_batch_t *b)
 {
+	bool changed = false;
 	guarded(nullptr, 0, [&] {
-		if (ctl && b && b->saved)
+		if (ctl && b)
+			ctl->store_stamp = b->stamp;
+		if (ctl && b && b->saved) {
 			ctl->ctl->install_store(b->result);
+			changed = true;
+		}
 		return OMRU_OK;
 	});
 	delete b;
+	return changed ? 1 : 0;
 }
 
 int omru_ctl_store_load(omru_ctl_t *ctl, char *err, size_t errlen)
 {
 	return guarded(err, errlen, [&] {
+		ctl->store_stamp = omru::profiler::stamp_of(store_path(ctl));
 		auto st = omru::profiler::load_store(store_path(ctl), {});
 		if (!st.ok()) {
 			put(err, errlen, st.error());

@@ -262,6 +262,17 @@ START_TEST(test_job_without_prediction_has_no_error)
 }
 END_TEST
 
+START_TEST(test_job_priced_at_its_time_limit_has_no_error)
+{
+	JobReport limit = one_job(line("6", "COMPLETED", at(0), at(1), at(3), kTres4, "n1",
+				       "omru: predicted_s=3600 profile=default"));
+	ck_assert(std::isnan(limit.error_pct));
+	JobReport site = one_job(line("7", "COMPLETED", at(0), at(1), at(3), kTres4, "n1",
+				      "omru: predicted_s=100 profile=site"));
+	ck_assert_double_eq(site.error_pct, 20);
+}
+END_TEST
+
 START_TEST(test_phases_follow_the_times)
 {
 	auto r = reports(line("6", "RUNNING", at(0), at(1), "Unknown", kTres4, "n1", "") +
@@ -469,6 +480,7 @@ int main(void)
 	tcase_add_test(job, test_job_that_ran_shorter_has_a_negative_error);
 	tcase_add_test(job, test_killed_job_has_a_runtime_but_no_error);
 	tcase_add_test(job, test_job_without_prediction_has_no_error);
+	tcase_add_test(job, test_job_priced_at_its_time_limit_has_no_error);
 	tcase_add_test(job, test_phases_follow_the_times);
 	tcase_add_test(job, test_malformed_record_is_ignored_with_a_warning);
 	tcase_add_test(job, test_bad_values_are_dropped_one_by_one);

@@ -163,15 +163,17 @@ int omru_ctl_job_rows(omru_ctl_t *ctl, uint32_t job_id, uint32_t uid,
 /*
  * The profile store in StateDir (profiler/store_file.hpp), saved off
  * slurmctld's hot path: under the glue's lock take the unsaved changes
- * (omru_ctl_store_take: NULL when there are none), write them without the
- * lock (omru_store_batch_save: merges with what omru-profile changed on
- * disk), and under the lock again install the result
- * (omru_ctl_store_install, which frees the batch).
+ * (omru_ctl_store_take: NULL only on failure; without changes the batch
+ * just looks whether the file changed), write them without the lock
+ * (omru_store_batch_save: merges with what omru-profile changed on disk,
+ * or reads the file when omru-profile replaced it), and under the lock
+ * again install the result (omru_ctl_store_install, which frees the batch
+ * and RET 1 when the store the plans use changed, else 0).
  */
 typedef struct omru_store_batch omru_store_batch_t;
 omru_store_batch_t *omru_ctl_store_take(omru_ctl_t *ctl);
 int omru_store_batch_save(omru_store_batch_t *b, char *err, size_t errlen);
-void omru_ctl_store_install(omru_ctl_t *ctl, omru_store_batch_t *b);
+int omru_ctl_store_install(omru_ctl_t *ctl, omru_store_batch_t *b);
 /* omru_ctl_store_load - read the store at start (a corrupt file is
  * reported and ignored, planning goes on without it). */
 int omru_ctl_store_load(omru_ctl_t *ctl, char *err, size_t errlen);

@@ -1,0 +1,499 @@
+// test_profile_store.cpp - the profile store slurmctld learns into and
+// omru-profile edits (profiler/): rows per (user, model) with their source,
+// the bounds (oldest measurement first), corrections and forgetting, the
+// versioned text read back exactly and refused with FILE:LINE when it is
+// not a store, the file (atomic save, merge of two writers, a corrupt file
+// moved aside, the stamp that tells slurmctld someone else wrote), how
+// omru-profile finds it from slurm.conf/omru.conf, and its views (the curve
+// is the one the user's jobs are planned with).
+#include "check_cxx.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vector>
+
+#include "controller/site_profiles.hpp"
+#include "profiler/profile_store.hpp"
+#include "profiler/profile_view.hpp"
+#include "profiler/store_file.hpp"
+#include "profiler/store_location.hpp"
+
+using namespace omru;
+using namespace omru::profiler;
+
+namespace {
+
+StoreRow row(const std::string &model, int gpus, double epoch_s, int64_t when,
+	     int nodes = 0, RowSource source = RowSource::Measured)
+{
+	StoreRow r;
+	r.model = model;
+	r.gpus = gpus;
+	r.nodes = nodes;
+	r.epoch_s = epoch_s;
+	r.source = source;
+	r.when = when;
+	r.job_id = static_cast<uint32_t>(when);
+	return r;
+}
+
+std::string gpus_of(const std::vector<StoreRow> &rows)
+{
+	std::string s;
+	for (const StoreRow &r : rows)
+		s += (s.empty() ? "" : ",") + std::to_string(r.gpus) +
+		     (r.nodes ? "/" + std::to_string(r.nodes) : "");
+	return s;
+}
+
+// A fresh directory for file tests, removed by the caller's rm_dir.
+std::string temp_dir()
+{
+	char tmpl[] = "/tmp/omru-store-test.XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(tmpl));
+	return tmpl;
+}
+
+void rm_dir(const std::string &dir)
+{
+	std::string cmd = "rm -rf '" + dir + "'";
+	ck_assert_int_eq(system(cmd.c_str()), 0);
+}
+
+void write_file(const std::string &path, const std::string &text)
+{
+	std::ofstream f(path);
+	f << text;
+	ck_assert(f.good());
+}
+
+std::string read_file(const std::string &path)
+{
+	std::ifstream f(path);
+	std::stringstream s;
+	s << f.rdbuf();
+	return s.str();
+}
+
+controller::SiteProfiles site_of(const std::string &dir, const std::string &csv)
+{
+	std::string path = dir + "/site.csv";
+	write_file(path, csv);
+	auto p = controller::load_site_profiles({ path });
+	ck_assert_msg(p.ok(), "%s", p.error().c_str());
+	return p.value();
+}
+
+} // namespace
+
+// ---- the store -------------------------------------------------------
+
+START_TEST(test_rows_come_back_sorted_and_a_newer_row_replaces_its_count)
+{
+	ProfileStore s;
+	ck_assert(s.apply(StoreOp::add_row(1000, row("resnet", 4, 30, 10))));
+	ck_assert(s.apply(StoreOp::add_row(1000, row("resnet", 1, 100, 11))));
+	ck_assert(s.apply(StoreOp::add_row(1000, row("resnet", 4, 31, 12, 2))));
+	ck_assert(s.apply(StoreOp::add_row(1000, row("resnet", 4, 29, 13))));
+	ck_assert_string_eq(gpus_of(s.rows(1000, "resnet")), "1,4,4/2");
+	ck_assert(s.rows(1000, "resnet")[1].epoch_s == 29);
+	ck_assert_int_eq(s.row_count(), 3);
+	ck_assert(s.knows(1000, "resnet"));
+}
+END_TEST
+
+START_TEST(test_one_users_rows_are_not_anothers)
+{
+	ProfileStore s;
+	s.apply(StoreOp::add_row(1000, row("resnet", 1, 100, 10)));
+	ck_assert(!s.knows(1001, "resnet"));
+	ck_assert(!s.knows(kSiteUid, "resnet"));
+	ck_assert(s.rows(1001, "resnet").empty());
+	ck_assert_int_eq(s.users().size(), 1);
+}
+END_TEST
+
+START_TEST(test_invalid_rows_and_factors_are_ignored)
+{
+	ProfileStore s;
+	ck_assert(!s.apply(StoreOp::add_row(1, row("bad model", 1, 1, 1))));
+	ck_assert(!s.apply(StoreOp::add_row(1, row("m", 0, 1, 1))));
+	ck_assert(!s.apply(StoreOp::add_row(1, row("m", 2, 1, 1, 3))));
+	ck_assert(!s.apply(StoreOp::add_row(1, row("m", 1, 0, 1))));
+	ck_assert(!s.apply(StoreOp::add_row(1, row("m", 1, 2e9, 1))));
+	ck_assert(!s.apply(StoreOp::add_row(1, row("m", 1, 1, -1))));
+	ck_assert(!s.apply(StoreOp::set_correction(1, "m", 0.001, 1)));
+	ck_assert(!s.apply(StoreOp::set_correction(1, "m", 1000, 1)));
+	ck_assert_int_eq(s.generation(), 0);
+	ck_assert_int_eq(s.row_count(), 0);
+	ck_assert_string_eq(row_error(row(std::string(65, 'a'), 1, 1, 1)).substr(0, 6), "model ");
+}
+END_TEST
+
+START_TEST(test_oldest_row_goes_first_when_a_model_is_full)
+{
+	StoreLimits l;
+	l.rows_per_model = 3;
+	ProfileStore s(l);
+	s.apply(StoreOp::add_row(1, row("m", 1, 10, 100)));
+	s.apply(StoreOp::add_row(1, row("m", 2, 6, 50))); // the oldest
+	s.apply(StoreOp::add_row(1, row("m", 4, 4, 200)));
+	s.apply(StoreOp::add_row(1, row("m", 8, 3, 300)));
+	ck_assert_string_eq(gpus_of(s.rows(1, "m")), "1,4,8");
+}
+END_TEST
+
+START_TEST(test_stalest_model_then_stalest_user_go_when_full)
+{
+	StoreLimits l;
+	l.models_per_user = 2;
+	l.users = 2;
+	ProfileStore s(l);
+	s.apply(StoreOp::add_row(1, row("a", 1, 10, 100)));
+	s.apply(StoreOp::add_row(1, row("b", 1, 10, 50)));
+	s.apply(StoreOp::add_row(1, row("c", 1, 10, 300)));
+	ck_assert_int_eq(s.models(1).size(), 2);
+	ck_assert(!s.knows(1, "b"));
+	s.apply(StoreOp::add_row(2, row("a", 1, 10, 40)));
+	s.apply(StoreOp::add_row(kSiteUid, row("a", 1, 10, 1)));
+	s.apply(StoreOp::add_row(3, row("a", 1, 10, 500)));
+	// User 2 was stalest; the site's rows never count as a user.
+	ck_assert(!s.knows(2, "a"));
+	ck_assert(s.knows(1, "a") && s.knows(3, "a") && s.knows(kSiteUid, "a"));
+}
+END_TEST
+
+START_TEST(test_corrections_and_forgetting)
+{
+	ProfileStore s;
+	s.apply(StoreOp::add_row(1, row("m", 1, 10, 1)));
+	s.apply(StoreOp::add_row(2, row("m", 1, 12, 1)));
+	s.apply(StoreOp::add_row(kSiteUid, row("m", 1, 11, 1, 0, RowSource::Site)));
+	s.apply(StoreOp::add_row(1, row("n", 1, 10, 1)));
+	ck_assert(s.apply(StoreOp::set_correction(3, "m", 1.5, 9)));
+	ck_assert(s.correction(3, "m") == 1.5);
+	ck_assert(s.correction(1, "m") == 1);
+	ck_assert(!s.knows(3, "m")); // a correction alone is no row
+	ck_assert(s.apply(StoreOp::forget(1, "m")));
+	ck_assert(!s.apply(StoreOp::forget(1, "m")));
+	ck_assert(s.knows(1, "n") && s.knows(2, "m"));
+	ck_assert(s.apply(StoreOp::forget_model("m")));
+	ck_assert(!s.knows(2, "m") && !s.knows(kSiteUid, "m"));
+	ck_assert(s.correction(3, "m") == 1);
+	ck_assert(s.apply(StoreOp::forget_user(1)));
+	ck_assert_int_eq(s.users().size(), 0);
+	ck_assert(!s.apply(StoreOp::forget_user(1)));
+}
+END_TEST
+
+// ---- its text ----------------------------------------------------------
+
+START_TEST(test_text_reads_back_exactly)
+{
+	ProfileStore s;
+	s.apply(StoreOp::add_row(1000, row("resnet50", 1, 0.1 + 0.2, 1763800000)));
+	s.apply(StoreOp::add_row(1000, row("resnet50", 8, 1e-3 / 3, 1763800001, 2,
+					   RowSource::Runtime)));
+	s.apply(StoreOp::add_row(kSiteUid, row("v.g_g+1-6", 4, 123456789.125, 0, 0,
+					       RowSource::Site)));
+	s.apply(StoreOp::set_correction(1000, "vgg", 1.0 / 3, 1763800002));
+	auto back = ProfileStore::parse(s.serialize(), "x");
+	ck_assert_msg(back.ok(), "%s", back.error().c_str());
+	ck_assert_string_eq(back.value().serialize(), s.serialize());
+	ck_assert(back.value().rows(1000, "resnet50")[0].epoch_s == 0.1 + 0.2);
+	ck_assert(back.value().rows(1000, "resnet50")[1].source == RowSource::Runtime);
+	ck_assert(back.value().correction(1000, "vgg") == 1.0 / 3);
+	ck_assert_string_eq(s.serialize().substr(0, 24), "# omru profile store v1\n");
+}
+END_TEST
+
+START_TEST(test_text_that_is_not_a_store_is_refused_with_its_line)
+{
+	const std::string head = "# omru profile store v1\n"
+				 "kind,uid,model,gpus,nodes,epoch_s,source,when,job_id\n";
+	struct {
+		std::string text, error;
+	} cases[] = {
+		{ "", "f:0: empty" },
+		{ "# omru profile store v2\n", "f:1: not an omru profile store" },
+		{ "# omru profile store v1\nkind,uid\n", "f:2: expected the header" },
+		{ head + "row,1,m,1,0,5,measured,1\n", "f:3: expected 9 fields, found 8" },
+		{ head + "row,1,m,1,0,5,guessed,1,0\n", "f:3: source 'guessed'" },
+		{ head + "row,1,m,1,0,5 ,measured,1,0\n", "f:3: a number out of range" },
+		{ head + "row,1,m,1,0,1e99,measured,1,0\n", "f:3: epoch_s" },
+		{ head + "row,1,m,1,0,5,measured,1,0\nrow,-1,m,1,0,5,measured,1,0\n",
+		  "f:4: a number out of range" },
+		{ head + "fact,1,m,1,0,5,measured,1,0\n", "f:3: kind 'fact'" },
+		{ head + "correction,1,m,0,0,500,,1,0\n", "f:3: correction:" },
+	};
+	for (const auto &c : cases) {
+		auto r = ProfileStore::parse(c.text, "f");
+		ck_assert_msg(!r.ok(), "accepted: %s", c.text.c_str());
+		ck_assert_msg(r.error().rfind(c.error, 0) == 0, "'%s' does not start with '%s'",
+			      r.error().c_str(), c.error.c_str());
+	}
+}
+END_TEST
+
+// ---- the file ----------------------------------------------------------
+
+START_TEST(test_missing_file_is_an_empty_store_and_a_save_reads_back)
+{
+	std::string dir = temp_dir(), path = dir + "/profile_store";
+	auto empty = load_store(path);
+	ck_assert(empty.ok());
+	ck_assert_int_eq(empty.value().row_count(), 0);
+	ck_assert(stamp_of(path) == StoreStamp());
+	ProfileStore s;
+	s.apply(StoreOp::add_row(7, row("m", 2, 3.5, 9)));
+	ck_assert_string_eq(save_store(path, s), "");
+	struct stat st;
+	ck_assert_int_eq(stat(path.c_str(), &st), 0);
+	ck_assert_int_eq(st.st_mode & 0777, 0600);
+	auto back = load_store(path);
+	ck_assert(back.ok());
+	ck_assert_string_eq(back.value().serialize(), s.serialize());
+	rm_dir(dir);
+}
+END_TEST
+
+START_TEST(test_two_writers_merge_and_the_stamp_tells_who_wrote)
+{
+	std::string dir = temp_dir(), path = dir + "/state/profile_store";
+	StoreStamp mine;
+	ProfileStore result;
+	// slurmctld saves what a job measured (creating the directory) ...
+	ck_assert_string_eq(merge_save(path, { StoreOp::add_row(7, row("m", 1, 9, 1)) }, {},
+				       &result, nullptr, &mine),
+			    "");
+	ck_assert(mine == stamp_of(path));
+	ck_assert(mine != StoreStamp());
+	// ... omru-profile imports a site row: slurmctld sees another stamp ...
+	ck_assert_string_eq(merge_save(path,
+				       { StoreOp::add_row(kSiteUid, row("m", 2, 5, 2, 0,
+									 RowSource::Site)) },
+				       {}, nullptr, nullptr),
+			    "");
+	ck_assert(stamp_of(path) != mine);
+	// ... and its next save keeps both.
+	ck_assert_string_eq(merge_save(path, { StoreOp::add_row(7, row("m", 4, 3, 3)) }, {},
+				       &result, nullptr, &mine),
+			    "");
+	ck_assert_string_eq(gpus_of(result.rows(7, "m")), "1,4");
+	ck_assert_string_eq(gpus_of(result.rows(kSiteUid, "m")), "2");
+	ck_assert_string_eq(read_file(path), result.serialize());
+	rm_dir(dir);
+}
+END_TEST
+
+START_TEST(test_corrupt_file_is_moved_aside_and_the_store_starts_empty)
+{
+	std::string dir = temp_dir(), path = dir + "/profile_store";
+	write_file(path, "garbage\n");
+	auto bad = load_store(path);
+	ck_assert(!bad.ok());
+	ck_assert_msg(bad.error().rfind(path + ":1: not an omru profile store", 0) == 0, "%s",
+		      bad.error().c_str());
+	std::vector<std::string> warnings;
+	ProfileStore result;
+	ck_assert_string_eq(merge_save(path, { StoreOp::add_row(7, row("m", 1, 9, 1)) }, {},
+				       &result, &warnings),
+			    "");
+	ck_assert_int_eq(warnings.size(), 1);
+	ck_assert_msg(warnings[0].find("moved to " + path + ".corrupt") != std::string::npos,
+		      "%s", warnings[0].c_str());
+	ck_assert_string_eq(read_file(path + ".corrupt"), "garbage\n");
+	ck_assert_int_eq(result.row_count(), 1);
+	rm_dir(dir);
+}
+END_TEST
+
+START_TEST(test_oversized_or_odd_files_are_refused)
+{
+	std::string dir = temp_dir(), path = dir + "/profile_store";
+	{
+		std::ofstream f(path);
+		f << "# omru profile store v1\n";
+		f << std::string(kMaxStoreBytes, '\n');
+	}
+	auto big = load_store(path);
+	ck_assert(!big.ok());
+	ck_assert_msg(big.error().find("larger than 8 MiB") != std::string::npos, "%s",
+		      big.error().c_str());
+	unlink(path.c_str());
+	ck_assert_int_eq(mkdir(path.c_str(), 0700), 0);
+	ck_assert(!load_store(path).ok());
+	rmdir(path.c_str());
+	ck_assert_int_eq(symlink("/etc/passwd", path.c_str()), 0);
+	ck_assert(!load_store(path).ok()); // never follows a link
+	rm_dir(dir);
+}
+END_TEST
+
+// ---- where omru-profile finds it -----------------------------------------
+
+START_TEST(test_state_save_location_is_read_as_slurm_reads_it)
+{
+	ck_assert_string_eq(state_save_location("ClusterName=x\n"), "");
+	ck_assert_string_eq(state_save_location("StateSaveLocation=/a\n"
+						"# StateSaveLocation=/commented\n"
+						"SlurmctldHost=h statesavelocation=/b  # last wins\n"),
+			    "/b");
+	ck_assert_string_eq(state_save_location("  StateSaveLocation=/c"), "/c");
+	ck_assert_string_eq(state_save_location("MyStateSaveLocation=/d\n"), "");
+}
+END_TEST
+
+START_TEST(test_store_is_found_from_omru_conf_then_slurm_conf)
+{
+	std::string dir = temp_dir();
+	const std::string slurm_conf = dir + "/slurm.conf";
+	auto none = locate_store(std::nullopt, slurm_conf);
+	ck_assert(!none.ok());
+	ck_assert_msg(none.error().find("--store") != std::string::npos, "%s",
+		      none.error().c_str());
+	write_file(slurm_conf, "ClusterName=x\n");
+	ck_assert_string_eq(locate_store(std::nullopt, slurm_conf).value().path,
+			    "/var/spool/omru/profile_store");
+	write_file(slurm_conf, "StateSaveLocation=/var/lib/slurm/slurmctld\n");
+	ck_assert_string_eq(locate_store(std::nullopt, slurm_conf).value().path,
+			    "/var/lib/slurm/slurmctld/omru/profile_store");
+	write_file(dir + "/omru.conf", "StateDir=/srv/omru\nProfileFile=/p.csv\n");
+	auto loc = locate_store(std::nullopt, slurm_conf);
+	ck_assert_string_eq(loc.value().path, "/srv/omru/profile_store");
+	ck_assert_int_eq(loc.value().profile_files.size(), 1);
+	ck_assert_string_eq(locate_store(std::string("/x/s"), slurm_conf).value().path, "/x/s");
+	write_file(dir + "/omru.conf", "StateDir=relative\n");
+	auto bad = locate_store(std::nullopt, slurm_conf);
+	ck_assert(!bad.ok());
+	ck_assert_msg(bad.error().find("omru.conf:1") != std::string::npos, "%s",
+		      bad.error().c_str());
+	rm_dir(dir);
+}
+END_TEST
+
+// ---- the views -----------------------------------------------------------
+
+START_TEST(test_curve_is_the_users_rows_over_the_sites)
+{
+	std::string dir = temp_dir();
+	auto site = site_of(dir, "model,gpus,epoch_s\nm,1,100\nm,2,60\nm,4,40\n");
+	ProfileStore s;
+	s.apply(StoreOp::add_row(1000, row("m", 2, 50, 5)));
+	auto user = view_model(s, site, 1000, "m", Cluster(1, 4));
+	ck_assert(user.has_value());
+	ck_assert_int_eq(user->rows.size(), 4); // 1 of the user's, 3 of the file
+	ck_assert_string_eq(user->rows[0].source, "measured");
+	ck_assert_string_eq(user->rows[1].owner, "(file)");
+	ck_assert_int_eq(user->curve.size(), 4);
+	ck_assert(user->curve[1].epoch_s == 50); // the user's own count
+	ck_assert(user->curve[1].confidence == Confidence::Measured);
+	ck_assert(user->curve[2].confidence != Confidence::Measured);
+	ck_assert(user->curve[1].speedup == 2);
+	auto everyone = view_model(s, site, kSiteUid, "m", Cluster(1, 4));
+	ck_assert(everyone->curve[1].epoch_s == 60);
+	ck_assert(!view_model(s, site, 1000, "unknown", std::nullopt));
+	rm_dir(dir);
+}
+END_TEST
+
+START_TEST(test_a_correction_scales_the_site_rows_for_that_user_only)
+{
+	std::string dir = temp_dir();
+	auto site = site_of(dir, "model,gpus,epoch_s\nm,1,100\nm,2,60\n");
+	ProfileStore s;
+	s.apply(StoreOp::set_correction(1000, "m", 1.5, 5));
+	auto v = view_model(s, site, 1000, "m", Cluster(1, 2));
+	ck_assert(v->correction == 1.5);
+	ck_assert(v->curve[0].epoch_s == 150);
+	ck_assert(view_model(s, site, 1001, "m", Cluster(1, 2))->curve[0].epoch_s == 100);
+	rm_dir(dir);
+}
+END_TEST
+
+START_TEST(test_default_curve_covers_the_largest_row)
+{
+	std::string dir = temp_dir();
+	auto site = site_of(dir, "model,gpus,epoch_s,nodes\nm,1,100,\nm,12,10,2\n");
+	auto v = view_model(ProfileStore(), site, kSiteUid, "m", std::nullopt);
+	ck_assert_int_eq(v->cluster.nodes, 2);
+	ck_assert_int_eq(v->cluster.gpus_per_node, 8);
+	ck_assert_int_eq(v->curve.size(), 16);
+	rm_dir(dir);
+}
+END_TEST
+
+START_TEST(test_list_shows_each_owner_and_the_files)
+{
+	std::string dir = temp_dir();
+	auto site = site_of(dir, "model,gpus,epoch_s\nf,1,100\nf,2,60\n");
+	ProfileStore s;
+	s.apply(StoreOp::add_row(1000, row("m", 2, 50, 5)));
+	s.apply(StoreOp::add_row(1001, row("m", 1, 90, 7)));
+	s.apply(StoreOp::add_row(kSiteUid, row("g", 4, 20, 9, 0, RowSource::Site)));
+	s.apply(StoreOp::set_correction(1000, "m", 2, 6));
+	Who all;
+	auto lines = list_models(s, site, all);
+	ck_assert_int_eq(lines.size(), 4);
+	ck_assert_int_eq(lines[0].uid, 1000);
+	ck_assert(lines[0].correction == 2);
+	ck_assert_int_eq(lines[0].newest, 5);
+	ck_assert_string_eq(lines[2].owner, "(site)");
+	ck_assert_string_eq(lines[3].owner, "(file)");
+	ck_assert_int_eq(lines[3].rows, 2);
+	Who one;
+	one.kind = Who::Kind::User;
+	one.uid = 1001;
+	lines = list_models(s, site, one);
+	ck_assert_int_eq(lines.size(), 3);
+	ck_assert_int_eq(lines[0].uid, 1001);
+	Who site_only;
+	site_only.kind = Who::Kind::Site;
+	ck_assert_int_eq(list_models(s, site, site_only).size(), 2);
+	std::ostringstream json;
+	write_list(json, list_models(s, site, all), true);
+	ck_assert_msg(json.str().find("\"uid\": 1000, \"model\": \"m\", \"rows\": 1, "
+				      "\"gpus\": [2], \"sources\": [\"measured\"]") !=
+			      std::string::npos,
+		      "%s", json.str().c_str());
+	rm_dir(dir);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("profile_store");
+	TCase *store = tcase_create("store");
+	tcase_add_test(store, test_rows_come_back_sorted_and_a_newer_row_replaces_its_count);
+	tcase_add_test(store, test_one_users_rows_are_not_anothers);
+	tcase_add_test(store, test_invalid_rows_and_factors_are_ignored);
+	tcase_add_test(store, test_oldest_row_goes_first_when_a_model_is_full);
+	tcase_add_test(store, test_stalest_model_then_stalest_user_go_when_full);
+	tcase_add_test(store, test_corrections_and_forgetting);
+	suite_add_tcase(s, store);
+	TCase *text = tcase_create("text");
+	tcase_add_test(text, test_text_reads_back_exactly);
+	tcase_add_test(text, test_text_that_is_not_a_store_is_refused_with_its_line);
+	suite_add_tcase(s, text);
+	TCase *file = tcase_create("file");
+	tcase_add_test(file, test_missing_file_is_an_empty_store_and_a_save_reads_back);
+	tcase_add_test(file, test_two_writers_merge_and_the_stamp_tells_who_wrote);
+	tcase_add_test(file, test_corrupt_file_is_moved_aside_and_the_store_starts_empty);
+	tcase_add_test(file, test_oversized_or_odd_files_are_refused);
+	suite_add_tcase(s, file);
+	TCase *where = tcase_create("location");
+	tcase_add_test(where, test_state_save_location_is_read_as_slurm_reads_it);
+	tcase_add_test(where, test_store_is_found_from_omru_conf_then_slurm_conf);
+	suite_add_tcase(s, where);
+	TCase *view = tcase_create("views");
+	tcase_add_test(view, test_curve_is_the_users_rows_over_the_sites);
+	tcase_add_test(view, test_a_correction_scales_the_site_rows_for_that_user_only);
+	tcase_add_test(view, test_default_curve_covers_the_largest_row);
+	tcase_add_test(view, test_list_shows_each_owner_and_the_files);
+	suite_add_tcase(s, view);
+	return run_suite(s);
+}

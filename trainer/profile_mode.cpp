@@ -28,21 +28,41 @@ static double time_steps(const TrainOptions &o, std::shared_ptr<const CifarSet> 
 	DataLoader loader(data, lo);
 	loader.start_epoch(0);
 	using clock = std::chrono::steady_clock;
-	clock::time_point t0 = clock::now();
-	int done = 0;
-	for (int i = 0; i < o.profile_warmup + o.profile_steps; i++) {
-		if (i == o.profile_warmup)
-			t0 = clock::now();
+	auto next_batch = [&](int i) {
 		std::optional<Batch> b = loader.next();
 		if (!b) { // a small data set: start over
 			loader.start_epoch(i + 1);
 			b = loader.next();
 		}
-		step(*b, group);
-		if (i >= o.profile_warmup)
-			done++;
+		return *b;
+	};
+	clock::time_point w0 = clock::now();
+	int i = 0;
+	for (; i < o.profile_warmup; i++)
+		step(next_batch(i), group);
+	// Fast steps (milliseconds) are timed over at least profile_min_s, or
+	// the loader's and the scheduler's jitter swamps them; but never over
+	// more than a quarter of an epoch, so profiling stays a small share of a
+	// job whose epochs are short.  Every rank runs the same count (a step
+	// is a collective): it comes from the slowest rank's warm-up, agreed
+	// with one allreduce.
+	int timed = o.profile_steps;
+	if (o.profile_warmup > 0 && o.profile_min_s > 0) {
+		double warm = std::chrono::duration<double>(clock::now() - w0).count() /
+			      o.profile_warmup;
+		warm = allreduce_max(group.get(), warm, device);
+		double epoch_steps = std::ceil(static_cast<double>(data->size()) /
+					       (static_cast<double>(size) * o.batch_size));
+		double window = std::min(o.profile_min_s, kMaxProfileEpochShare * epoch_steps * warm);
+		if (warm > 0)
+			timed = static_cast<int>(std::min<double>(
+				std::max<double>(timed, std::ceil(window / warm)),
+				kMaxProfileSteps));
 	}
-	double mean = std::chrono::duration<double>(clock::now() - t0).count() / done;
+	clock::time_point t0 = clock::now();
+	for (int done = 0; done < timed; done++, i++)
+		step(next_batch(i), group);
+	double mean = std::chrono::duration<double>(clock::now() - t0).count() / timed;
 	return allreduce_max(group.get(), mean, device);
 }
 

@@ -40,6 +40,7 @@ const char kTrainHelp[] =
 	"                          first (else OMRU_PROFILE=force|on|1 profiles the\n"
 	"                          counts of OMRU_PROFILE_GPUS, else 1,2,4..world)\n"
 	"  --profile-steps K       timed steps per count (20); --profile-warmup W (5)\n"
+	"  --profile-min-s S       time more steps, until S seconds, when they are fast (2)\n"
 	"  --profile-out PATH      rows model,gpus,epoch_s,nodes (else OMRU_PROFILE_OUT)\n"
 	"  --max-steps-per-epoch N cut epochs short (tests and smoke runs)\n"
 	"  --save-params PATH      write each rank's parameters to PATH.RANK (tests)\n"
@@ -95,6 +96,7 @@ TrainOptions parse_train_options(const std::vector<std::string> &argv,
 			  { "threads", true }, { "seed", true },
 			  { "checkpoint", true }, { "metrics", true },
 			  { "profile-gpus", true }, { "profile-steps", true },
+			  { "profile-min-s", true },
 			  { "profile-warmup", true }, { "profile-out", true },
 			  { "max-steps-per-epoch", true }, { "save-params", true },
 			  { "loader-benchmark", true } });
@@ -156,6 +158,7 @@ TrainOptions parse_train_options(const std::vector<std::string> &argv,
 	}
 	o.profile_steps = static_cast<int>(a.integer("profile-steps", o.profile_steps, 1, 100000));
 	o.profile_warmup = static_cast<int>(a.integer("profile-warmup", o.profile_warmup, 0, 100000));
+	o.profile_min_s = a.number("profile-min-s", o.profile_min_s, 0, 3600);
 	o.profile_out = a.get("profile-out").value_or(env("OMRU_PROFILE_OUT"));
 	if (!o.profile_gpus.empty() && o.profile_out.empty())
 		throw UsageError("profile mode needs --profile-out or OMRU_PROFILE_OUT");

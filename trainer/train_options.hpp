@@ -13,6 +13,11 @@
 namespace omru {
 namespace train {
 
+// The most steps profile mode times per count, however fast they are.
+constexpr int kMaxProfileSteps = 2000;
+// ... and the most of one epoch a count's timed window may take.
+constexpr double kMaxProfileEpochShare = 0.25;
+
 struct TrainOptions {
 	std::string model = "resnet18";
 	std::string data;               // CIFAR-10 binary directory
@@ -37,6 +42,7 @@ struct TrainOptions {
 	std::vector<int> profile_gpus;  // empty: no profile mode
 	int profile_steps = 20;
 	int profile_warmup = 5;
+	double profile_min_s = 2; // timed steps last at least this long (see profile_mode.cpp)
 	std::string profile_out;
 	std::string save_params;        // test hook: flat parameters per rank
 	int max_steps_per_epoch = 0;    // 0: whole epochs

@@ -24,8 +24,8 @@
 #include <vector>
 
 #include "controller/snapshot.hpp"
-#include "model/profile_table.hpp"
-#include "model/speed_model.hpp"
+#include "profiler/profile_table.hpp"
+#include "profiler/speed_model.hpp"
 #include "planner/plan.hpp"
 
 namespace omru {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "job_options.hpp" // Parsed
-#include "model/profile_table.hpp"
+#include "profiler/profile_table.hpp"
 
 namespace omru {
 namespace controller {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "model/profile_table.hpp"
+#include "profiler/profile_table.hpp"
 
 namespace omru {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "model/cluster.hpp"
-#include "model/profile_table.hpp"
+#include "profiler/profile_table.hpp"
 #include "model/workload.hpp"
 #include "policy/placement.hpp"
 

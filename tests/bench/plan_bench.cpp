@@ -18,7 +18,7 @@
 
 #include "model/cluster.hpp"
 #include "model/csv_table.hpp"
-#include "model/profile_table.hpp"
+#include "profiler/profile_table.hpp"
 #include "planner/planner.hpp"
 #include "planner/profile_curve.hpp"
 #include "policy/placement.hpp"

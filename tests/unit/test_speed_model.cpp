@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "model/csv_table.hpp"
-#include "model/speed_model.hpp"
+#include "profiler/speed_model.hpp"
 
 using namespace omru;
 

@@ -32,14 +32,14 @@
 //    (rows over more nodes than the cluster has still make curves, used only
 //    to borrow from, and ratios): a cluster with more nodes only adds counts
 //    and spans.
-#ifndef OMRU_MODEL_SPEED_MODEL_HPP
-#define OMRU_MODEL_SPEED_MODEL_HPP
+#ifndef OMRU_PROFILER_SPEED_MODEL_HPP
+#define OMRU_PROFILER_SPEED_MODEL_HPP
 
 #include <map>
 #include <vector>
 
 #include "model/cluster.hpp"
-#include "model/profile_table.hpp"
+#include "profiler/profile_table.hpp"
 
 namespace omru {
 

@@ -1,5 +1,5 @@
 // speed_model.cpp - see speed_model.hpp.
-#include "model/speed_model.hpp"
+#include "profiler/speed_model.hpp"
 
 #include <algorithm>
 #include <cmath>

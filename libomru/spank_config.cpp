@@ -10,8 +10,21 @@ namespace omru {
 
 namespace {
 const char *const kDefaultRunDir = "/run/slurm-omru";
-const char *const kKeys = "default_profile, max_gpus, run_dir, report_interval";
+const char *const kKeys = "default_profile, max_gpus, run_dir, report_interval, "
+			  "loader_share, loader_cpus, loader_max";
+
+// An integer from lo to hi, the whole value.
+bool parse_uint(std::string_view value, unsigned lo, unsigned hi, unsigned &out)
+{
+	unsigned v = 0;
+	auto r = std::from_chars(value.data(), value.data() + value.size(), v);
+	if (r.ec != std::errc() || r.ptr != value.data() + value.size() || v < lo ||
+	    v > hi)
+		return false;
+	out = v;
+	return true;
 }
+} // namespace
 
 Parsed<omru_spank_config_t> parse_spank_config(int argc,
 					       const char *const *argv)
@@ -22,6 +35,9 @@ Parsed<omru_spank_config_t> parse_spank_config(int argc,
 	cfg.max_gpus = OMRU_GPUS_LIMIT;
 	std::snprintf(cfg.run_dir, sizeof(cfg.run_dir), "%s", kDefaultRunDir);
 	cfg.report_interval_s = 15;
+	cfg.loader_share = OMRU_LOADER_SHARE_NODE;
+	cfg.loader_cpus = 0;
+	cfg.loader_max = OMRU_LOADER_MAX_LIMIT;
 	std::set<std::string> seen;
 	for (int i = 0; i < argc; i++) {
 		if (!argv || !argv[i])
@@ -70,14 +86,34 @@ Parsed<omru_spank_config_t> parse_spank_config(int argc,
 			std::snprintf(cfg.run_dir, sizeof(cfg.run_dir), "%.*s",
 				      static_cast<int>(value.size()), value.data());
 		} else if (key == "report_interval") {
-			unsigned v = 0;
-			auto r = std::from_chars(value.data(), value.data() + value.size(), v);
-			if (r.ec != std::errc() || r.ptr != value.data() + value.size() ||
-			    v < 1 || v > 3600)
+			if (!parse_uint(value, 1, 3600, cfg.report_interval_s))
 				return R::fail("plugstack.conf: report_interval=" +
 					       std::string(value) +
 					       ": expected seconds from 1 to 3600");
-			cfg.report_interval_s = v;
+		} else if (key == "loader_share") {
+			if (value == "node")
+				cfg.loader_share = OMRU_LOADER_SHARE_NODE;
+			else if (value == "job")
+				cfg.loader_share = OMRU_LOADER_SHARE_JOB;
+			else if (value == "off")
+				cfg.loader_share = OMRU_LOADER_SHARE_OFF;
+			else
+				return R::fail("plugstack.conf: loader_share=" +
+					       std::string(value) +
+					       ": unknown mode (allowed: node, "
+					       "job, off)");
+		} else if (key == "loader_cpus") {
+			if (!parse_uint(value, 1, OMRU_LOADER_CPUS_LIMIT, cfg.loader_cpus))
+				return R::fail("plugstack.conf: loader_cpus=" +
+					       std::string(value) +
+					       ": expected CPUs from 1 to " +
+					       std::to_string(OMRU_LOADER_CPUS_LIMIT));
+		} else if (key == "loader_max") {
+			if (!parse_uint(value, 1, OMRU_LOADER_MAX_LIMIT, cfg.loader_max))
+				return R::fail("plugstack.conf: loader_max=" +
+					       std::string(value) +
+					       ": expected workers from 1 to " +
+					       std::to_string(OMRU_LOADER_MAX_LIMIT));
 		} else {
 			return R::fail("plugstack.conf: unknown key '" + key +
 				       "' (keys: " + kKeys + ")");

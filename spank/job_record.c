@@ -57,13 +57,6 @@ static void path_of(char *buf, size_t len, const char *file)
 	snprintf(buf, len, "%s/%s", rec.dir, file);
 }
 
-/* lstat: a real directory owned by `uid` (not a link someone planted). */
-static bool is_own_dir(const char *path, uid_t uid)
-{
-	struct stat st;
-	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == uid;
-}
-
 static bool batch_step_of_omru_job(spank_t sp, uint32_t *job_id)
 {
 	uint32_t step_id = 0;
@@ -83,30 +76,10 @@ extern int omru_job_dir_create(spank_t sp)
 	    spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS)
 		return 0;
-	const char *run = omru_config.run_dir;
-	if (mkdir(run, 0755) != 0 && errno != EEXIST) {
-		slurm_error("%s: job %u: cannot create %s: %s; the job's "
-			    "measurements will not reach the planner",
-			    OMRU_SPANK_NAME, job_id, run, strerror(errno));
-		return 0;
-	}
-	if (!is_own_dir(run, 0)) {
-		slurm_error("%s: %s is not a directory owned by root; the job's "
-			    "measurements will not reach the planner",
-			    OMRU_SPANK_NAME, run);
-		return 0;
-	}
-	snprintf(rec.dir, sizeof(rec.dir), "%s/job%u", run, job_id);
-	if (mkdir(rec.dir, 0700) != 0 && errno != EEXIST) {
-		slurm_error("%s: cannot create %s: %s", OMRU_SPANK_NAME, rec.dir,
-			    strerror(errno));
-		return 0;
-	}
-	struct stat st;
-	if (lstat(rec.dir, &st) != 0 || !S_ISDIR(st.st_mode) ||
-	    chown(rec.dir, uid, gid) != 0 || chmod(rec.dir, 0700) != 0) {
-		slurm_error("%s: cannot give %s to uid %u: %s", OMRU_SPANK_NAME,
-			    rec.dir, (unsigned) uid, strerror(errno));
+	snprintf(rec.dir, sizeof(rec.dir), "%s/job%u", omru_config.run_dir, job_id);
+	if (omru_user_dir_make(omru_config.run_dir, rec.dir, uid, gid) != 0) {
+		slurm_error("%s: job %u: the job's measurements will not reach "
+			    "the planner", OMRU_SPANK_NAME, job_id);
 		return 0;
 	}
 	rec.job_id = job_id;
@@ -273,6 +246,7 @@ extern int omru_job_reporter_start(spank_t sp)
 
 static void remove_job_dir(void)
 {
+	/* loader_share and loader_report: loader_share.c, which leaves first */
 	const char *files[] = { "profile.csv", "metrics.jsonl" };
 	char path[sizeof(rec.dir) + 32];
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {

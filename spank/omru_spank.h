@@ -8,6 +8,7 @@
 #define OMRU_SPANK_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include <slurm/spank.h>
@@ -43,6 +44,20 @@ extern int omru_gpu_request_check(bool may_set);
 /* step_env.c: in the batch step, SLURM_GPUS, OMRU_GPUS and OMRU_NODES from
  * the job's real allocation.  RET 0 (failures are logged, not fatal) */
 extern int omru_step_env_fix(spank_t sp);
+
+/* user_dir.c (root): RUN/DIR as a 0700 directory of uid:gid, RUN made
+ * root-owned when missing.  RET 0 or -1 (logged) */
+extern int omru_user_dir_make(const char *run, const char *dir, uid_t uid,
+			      gid_t gid);
+
+/* loader_share.c (each step of an OMRU job, root): join the node's loader
+ * shares in init_post_opt (after omru_job_dir_create), tell the tasks their
+ * share file, watch the trainer's report once tasks run, leave at exit
+ * (before omru_job_record_finish).  All RET 0; failures are logged. */
+extern int omru_loader_step_join(spank_t sp);
+extern int omru_loader_task_env(spank_t sp);
+extern int omru_loader_watch_start(void);
+extern int omru_loader_step_leave(void);
 
 /* job_record.c (batch step, root): the job's directory under run_dir,
  * made in init_post_opt.  RET 0 (failures logged: nothing is reported) */

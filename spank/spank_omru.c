@@ -47,7 +47,8 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 			return -1;
 		return omru_job_env_store(sp);
 	case S_CTX_REMOTE:
-		return omru_job_dir_create(sp);
+		omru_job_dir_create(sp);
+		return omru_loader_step_join(sp);
 	default:
 		return 0;
 	}
@@ -68,7 +69,8 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	(void) av;
 	if (spank_context() != S_CTX_REMOTE)
 		return 0;
-	return omru_task_env_export(sp);
+	omru_task_env_export(sp);
+	return omru_loader_task_env(sp);
 }
 
 int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
@@ -77,6 +79,7 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
 	(void) av;
 	if (spank_context() != S_CTX_REMOTE)
 		return 0;
+	omru_loader_watch_start();
 	return omru_job_reporter_start(sp);
 }
 
@@ -86,5 +89,6 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 	(void) av;
 	if (spank_context() != S_CTX_REMOTE)
 		return 0;
+	omru_loader_step_leave();
 	return omru_job_record_finish(sp);
 }

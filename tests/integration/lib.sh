@@ -29,7 +29,7 @@ bail() { echo "Bail out! $*"; exit 1; }
 cluster_up() {
   CLUSTER_DIR=$(mktemp -d /tmp/omru-it.XXXXXX)
   PLUGSTACK_FILE=$CLUSTER_DIR.plugstack.conf
-  echo "required $OMRU_BUILDDIR/spank/.libs/spank_omru.so run_dir=$CLUSTER_DIR.run report_interval=${OMRU_TEST_REPORT_INTERVAL:-2}" > "$PLUGSTACK_FILE"
+  echo "required $OMRU_BUILDDIR/spank/.libs/spank_omru.so run_dir=$CLUSTER_DIR.run report_interval=${OMRU_TEST_REPORT_INTERVAL:-2} ${OMRU_TEST_PLUGSTACK_ARGS:-}" > "$PLUGSTACK_FILE"
   trap cluster_down EXIT
   if ! "$OMRU_SRCDIR/scripts/cluster/start.sh" --state "$CLUSTER_DIR" \
       --select-type select/omru_cons_tres \

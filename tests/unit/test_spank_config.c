@@ -23,19 +23,29 @@ START_TEST(test_no_arguments_gives_defaults)
 	ck_assert_uint_eq(cfg.max_gpus, 1024);
 	ck_assert_str_eq(cfg.run_dir, "/run/slurm-omru");
 	ck_assert_uint_eq(cfg.report_interval_s, 15);
+	ck_assert_int_eq(cfg.loader_share, OMRU_LOADER_SHARE_NODE);
+	ck_assert_uint_eq(cfg.loader_cpus, 0);
+	ck_assert_uint_eq(cfg.loader_max, 256);
 }
 END_TEST
 
 START_TEST(test_known_keys_are_applied)
 {
 	const char *argv[] = { "default_profile=off", "max_gpus=16",
-			       "run_dir=/var/run/omru", "report_interval=2" };
+			       "run_dir=/var/run/omru", "report_interval=2",
+			       "loader_share=job", "loader_cpus=48", "loader_max=6" };
 	omru_spank_config_t cfg;
-	ck_assert_int_eq(parse(4, argv, &cfg), OMRU_OK);
+	ck_assert_int_eq(parse(7, argv, &cfg), OMRU_OK);
+	ck_assert_int_eq(cfg.loader_share, OMRU_LOADER_SHARE_JOB);
+	ck_assert_uint_eq(cfg.loader_cpus, 48);
+	ck_assert_uint_eq(cfg.loader_max, 6);
 	ck_assert_int_eq(cfg.default_profile, OMRU_PROFILE_OFF);
 	ck_assert_uint_eq(cfg.max_gpus, 16);
 	ck_assert_str_eq(cfg.run_dir, "/var/run/omru");
 	ck_assert_uint_eq(cfg.report_interval_s, 2);
+	const char *off[] = { "loader_share=off" };
+	ck_assert_int_eq(parse(1, off, &cfg), OMRU_OK);
+	ck_assert_int_eq(cfg.loader_share, OMRU_LOADER_SHARE_OFF);
 }
 END_TEST
 
@@ -45,7 +55,8 @@ START_TEST(test_unknown_key_is_an_error)
 	omru_spank_config_t cfg;
 	ck_assert_int_eq(parse(1, argv, &cfg), OMRU_EINVAL);
 	ck_assert_str_eq(err, "plugstack.conf: unknown key 'max_gpu' (keys: "
-			      "default_profile, max_gpus, run_dir, report_interval)");
+			      "default_profile, max_gpus, run_dir, report_interval, "
+			      "loader_share, loader_cpus, loader_max)");
 }
 END_TEST
 
@@ -67,7 +78,10 @@ START_TEST(test_bad_values_are_errors)
 			      "default_profile=sometimes", "default_profile=",
 			      "run_dir=relative/dir", "run_dir=", "run_dir=/a b",
 			      "run_dir=/a/../etc", "report_interval=0",
-			      "report_interval=3601", "report_interval=1s" };
+			      "report_interval=3601", "report_interval=1s",
+			      "loader_share=yes", "loader_share=", "loader_cpus=0",
+			      "loader_cpus=4097", "loader_max=0", "loader_max=257",
+			      "loader_max=2.5" };
 	omru_spank_config_t cfg;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		ck_assert_msg(parse(1, &bad[i], &cfg) == OMRU_EINVAL,

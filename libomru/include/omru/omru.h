@@ -126,6 +126,14 @@ int omru_job_options_format(const omru_job_options_t *opts, char *buf,
 
 /* spank_omru's plugstack.conf arguments (see spank_omru(8)). */
 #define OMRU_RUN_DIR_MAX 255
+#define OMRU_LOADER_CPUS_LIMIT 4096
+#define OMRU_LOADER_MAX_LIMIT 256 /* omru-train's most loader workers */
+/* loader_share=: who gets a node's data-loader CPUs */
+typedef enum {
+	OMRU_LOADER_SHARE_NODE = 0, /* the node's spare CPUs, re-shared */
+	OMRU_LOADER_SHARE_JOB,      /* each job within its own CPUs */
+	OMRU_LOADER_SHARE_OFF       /* nothing written: jobs keep theirs */
+} omru_loader_share_t;
 typedef struct {
 	omru_profile_mode_t default_profile; /* default_profile=, "auto" */
 	uint32_t max_gpus; /* max_gpus=, 1..1024, default 1024 */
@@ -136,6 +144,12 @@ typedef struct {
 	/* report_interval=: seconds between two looks at what a running job
 	 * measured, 1..3600, default 15 */
 	uint32_t report_interval_s;
+	omru_loader_share_t loader_share; /* loader_share=, default node */
+	/* loader_cpus=: the node's CPUs for loaders and trainers (node
+	 * mode), 1..4096; 0 (default): the CPUs online */
+	unsigned loader_cpus;
+	/* loader_max=: most workers per task, 1..256, default 256 */
+	unsigned loader_max;
 } omru_spank_config_t;
 
 /*

@@ -62,7 +62,7 @@ void write_table(std::ostream &out, const std::vector<JobReport> &jobs)
 {
 	std::vector<std::vector<std::string>> rows = {
 		{ "JOBID", "STATE", "MODEL", "GPUS", "WAIT_S", "PREDICTED_S",
-		  "REAL_S", "ERROR%", "SAMPLES/S", "DATA_WAIT%", "PROFILE", "P" }
+		  "REAL_S", "ERROR%", "SAMPLES/S", "DATA_WAIT%", "LOADER", "PROFILE", "P" }
 	};
 	for (const JobReport &r : jobs) {
 		const OmruRecord &rec = r.record;
@@ -70,7 +70,9 @@ void write_table(std::ostream &out, const std::vector<JobReport> &jobs)
 				 std::to_string(r.job.gpus), fixed(r.wait_s, 1),
 				 fixed(rec.predicted_s, 1), fixed(r.real_s, 1),
 				 signed_pct(r.error_pct), fixed(rec.samples_s, 1),
-				 fixed(rec.data_wait * 100, 1), or_none(rec.profile),
+				 fixed(rec.data_wait * 100, 1),
+				 rec.workers > 0 ? std::to_string(rec.workers) : kNone,
+				 or_none(rec.profile),
 				 rec.profiled() ? "P" : "" });
 	}
 	write_aligned(out, rows);
@@ -149,6 +151,8 @@ void write_json(std::ostream &out, const std::vector<JobReport> &jobs,
 		    << ", \"epoch_s\": " << json_num(rec.epoch_s)
 		    << ", \"samples_s\": " << json_num(rec.samples_s)
 		    << ", \"data_wait\": " << json_num(rec.data_wait)
+		    << ", \"loader_workers\": "
+		    << (rec.workers > 0 ? std::to_string(rec.workers) : "null")
 		    << "}";
 	}
 	out << (jobs.empty() ? "" : "\n") << "],\n \"summary\": {\"jobs\": " << s.jobs

@@ -19,8 +19,9 @@ PACKAGES=(
   libhwloc-dev hwloc check
   # local test cluster
   iproute2 procps psmisc python3
-  # omru-train: libtorch (CPU) with c10d, Gloo headers; PyTorch for the bench
-  libtorch-dev libgloo-dev python3-torch
+  # omru-train: libtorch (CPU) with c10d, Gloo headers; PyTorch for the bench;
+  # libjpeg-turbo for image folders
+  libtorch-dev libgloo-dev python3-torch libjpeg62-turbo-dev
 )
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -28,6 +28,7 @@
 // (seed, epoch[, record]), never by which worker ran, so the output is
 // the same for any number of workers.
 #include "trainer/data_loader.hpp"
+#include "trainer/batch_pool.hpp"
 #include "trainer/splitmix.hpp"
 
 #include <algorithm>
@@ -45,9 +46,6 @@ namespace train {
 namespace {
 
 constexpr int kMaxWorkers = 256;
-constexpr int kPad = 4;
-constexpr float kMean[3] = { 0.4914f, 0.4822f, 0.4465f };
-constexpr float kStd[3] = { 0.2470f, 0.2435f, 0.2616f };
 
 using Rng = SplitMix;
 
@@ -57,18 +55,6 @@ uint64_t key(uint64_t a, uint64_t b, uint64_t c)
 {
 	return mix64(mix64(mix64(a + 0x5851f42d4c957f2dULL) ^ b) ^ c);
 }
-
-// lut[c][v] = (v / 255 - mean[c]) / std[c], for all 256 byte values.
-struct Lut {
-	float v[3][256];
-	Lut()
-	{
-		for (int c = 0; c < 3; c++)
-			for (int b = 0; b < 256; b++)
-				v[c][b] = (b / 255.0f - kMean[c]) / kStd[c];
-	}
-};
-const Lut kLut;
 
 [[noreturn]] void bad(const std::string &msg)
 {
@@ -90,45 +76,11 @@ struct Shard {
 
 } // namespace
 
-void preprocess_image(const uint8_t *src, float *dst, bool augment, int dx,
-		      int dy, bool flip)
-{
-	constexpr int S = kCifarSide;
-	if (!augment) {
-		for (int c = 0; c < 3; c++) {
-			const float *lut = kLut.v[c];
-			for (int i = c * S * S; i < (c + 1) * S * S; i++)
-				dst[i] = lut[src[i]];
-		}
-		return;
-	}
-	// Output (x, y) is the padded image's (dx + x', dy + y) with x' = x,
-	// or 31 - x when flipped (crop, then flip, as torchvision's
-	// RandomCrop(32, padding=4) + RandomHorizontalFlip); the padding is
-	// black pixels, normalised like any other.
-	for (int c = 0; c < 3; c++) {
-		const float *lut = kLut.v[c];
-		const uint8_t *plane = src + c * S * S;
-		for (int y = 0; y < S; y++) {
-			float *out = dst + (c * S + y) * S;
-			int sy = dy + y - kPad;
-			if (sy < 0 || sy >= S) {
-				std::fill(out, out + S, lut[0]);
-				continue;
-			}
-			const uint8_t *row = plane + sy * S;
-			for (int x = 0; x < S; x++) {
-				int sx = dx + (flip ? S - 1 - x : x) - kPad;
-				out[x] = lut[sx >= 0 && sx < S ? row[sx] : 0];
-			}
-		}
-	}
-}
-
 struct DataLoader::Impl {
-	std::shared_ptr<const CifarSet> data;
+	std::shared_ptr<const SampleSet> data;
 	LoaderOptions opts;
 	size_t batches = 0; // per rank and epoch
+	std::unique_ptr<BufferPool> images_pool, labels_pool;
 
 	mutable std::mutex mu;
 	std::condition_variable work_cv;  // claim, publish, resize or stop
@@ -142,8 +94,15 @@ struct DataLoader::Impl {
 	bool stop = false;
 	std::vector<std::thread> threads;
 	std::vector<std::thread::id> dead;
-	double wait_s = 0;
+	LoaderCounters counters;
 
+	// Every batch in flight (claimed, ready, held by the trainer, or
+	// being dropped) has its buffer; returned ones beyond this many are
+	// freed.
+	size_t pool_keep(int workers) const
+	{
+		return opts.prefetch + static_cast<size_t>(workers) + 2;
+	}
 	void worker();
 	Batch fill(const Shard &s, size_t number) const;
 	void reap(std::unique_lock<std::mutex> &lk);
@@ -154,32 +113,23 @@ struct DataLoader::Impl {
 Batch DataLoader::Impl::fill(const Shard &s, size_t number) const
 {
 	const size_t B = opts.batch_size;
-	const int64_t n = static_cast<int64_t>(B);
+	const size_t image_floats = 3 * static_cast<size_t>(data->side()) * data->side();
 	Batch b;
 	b.number = number;
 	b.indices.assign(s.records.begin() + number * B,
 			 s.records.begin() + (number + 1) * B);
 	// Filled in place through data_ptr: no per-image tensors, no torch
 	// ops (which would start intra-op threads in every worker).
-	b.images = torch::empty({ n, 3, kCifarSide, kCifarSide }, torch::kFloat32);
-	b.labels = torch::empty({ n }, torch::kInt64);
+	b.images = images_pool->take();
+	b.labels = labels_pool->take();
 	float *img = b.images.data_ptr<float>();
 	int64_t *lab = b.labels.data_ptr<int64_t>();
 	for (size_t i = 0; i < B; i++) {
 		uint32_t r = b.indices[i];
-		lab[i] = data->labels[r];
-		int dx = 0, dy = 0;
-		bool flip = false;
-		if (opts.augment) {
-			// Keyed by the record, not by the worker or position.
-			Rng rng(key(opts.seed, static_cast<uint64_t>(s.epoch),
-				    r));
-			dx = static_cast<int>(rng.below(2 * kPad + 1));
-			dy = static_cast<int>(rng.below(2 * kPad + 1));
-			flip = rng.next() >> 63;
-		}
-		preprocess_image(data->image(r), img + i * kCifarImageBytes,
-				 opts.augment, dx, dy, flip);
+		lab[i] = data->label(r);
+		// Keyed by the record, not by the worker or position.
+		Rng rng(key(opts.seed, static_cast<uint64_t>(s.epoch), r));
+		data->load(r, opts.augment, rng, img + i * image_floats);
 	}
 	return b;
 }
@@ -205,12 +155,17 @@ void DataLoader::Impl::worker()
 		lk.unlock();
 		Batch b;
 		std::exception_ptr err;
+		auto t0 = std::chrono::steady_clock::now();
 		try {
 			b = fill(*s, number);
 		} catch (...) {
 			err = std::current_exception();
 		}
+		std::chrono::duration<double> busy = std::chrono::steady_clock::now() - t0;
 		lk.lock();
+		counters.busy_s += busy.count();
+		if (!err)
+			counters.images += opts.batch_size;
 		if (err) {
 			if (s->generation == generation && !error)
 				error = err;
@@ -267,11 +222,11 @@ void DataLoader::Impl::shutdown()
 	threads.clear();
 }
 
-DataLoader::DataLoader(std::shared_ptr<const CifarSet> data, LoaderOptions opts)
+DataLoader::DataLoader(std::shared_ptr<const SampleSet> data, LoaderOptions opts)
 	: impl_(std::make_unique<Impl>())
 {
-	if (!data || data->images.size() != data->size() * kCifarImageBytes)
-		bad("no data set, or an inconsistent one");
+	if (!data || data->size() == 0 || data->side() < 1)
+		bad("no data set, or an empty one");
 	if (opts.batch_size == 0)
 		bad("batch_size must be >= 1");
 	check_workers(opts.workers);
@@ -290,6 +245,12 @@ DataLoader::DataLoader(std::shared_ptr<const CifarSet> data, LoaderOptions opts)
 	impl_->data = std::move(data);
 	impl_->opts = opts;
 	impl_->batches = impl_->data->size() / global;
+	size_t keep = impl_->pool_keep(opts.workers);
+	const int64_t n = static_cast<int64_t>(opts.batch_size), side = impl_->data->side();
+	impl_->images_pool = std::make_unique<BufferPool>(
+		std::vector<int64_t>{ n, 3, side, side }, torch::kFloat32, keep);
+	impl_->labels_pool = std::make_unique<BufferPool>(std::vector<int64_t>{ n },
+							  torch::kInt64, keep);
 	try {
 		set_workers(opts.workers);
 	} catch (...) {
@@ -351,7 +312,7 @@ std::optional<Batch> DataLoader::next()
 		});
 		std::chrono::duration<double> dt =
 			std::chrono::steady_clock::now() - t0;
-		d.wait_s += dt.count();
+		d.counters.wait_s += dt.count();
 	}
 	if (it == d.ready.end())
 		std::rethrow_exception(d.error);
@@ -372,6 +333,10 @@ void DataLoader::set_workers(int n)
 	d.want = n;
 	while (d.live < d.want)
 		d.spawn();
+	if (d.images_pool) {
+		d.images_pool->set_keep(d.pool_keep(n));
+		d.labels_pool->set_keep(d.pool_keep(n));
+	}
 	// Idle surplus workers wake up and leave; busy ones after their batch.
 	d.work_cv.notify_all();
 }
@@ -390,13 +355,19 @@ size_t DataLoader::batches_per_epoch() const
 double DataLoader::wait_seconds() const
 {
 	std::lock_guard<std::mutex> lk(impl_->mu);
-	return impl_->wait_s;
+	return impl_->counters.wait_s;
+}
+
+LoaderCounters DataLoader::counters() const
+{
+	std::lock_guard<std::mutex> lk(impl_->mu);
+	return impl_->counters;
 }
 
 void DataLoader::reset_wait()
 {
 	std::lock_guard<std::mutex> lk(impl_->mu);
-	impl_->wait_s = 0;
+	impl_->counters = LoaderCounters();
 }
 
 } // namespace train

@@ -1,8 +1,9 @@
 // data_loader.hpp - the training data path: a pool of worker threads that
-// decode, augment and normalise CIFAR images into batches ahead of the
-// training step, through a bounded prefetch queue.  The pool can be resized
-// while an epoch runs (the data-loader CPU share of A-Dloader), and it
-// measures how long the training step waits for data.
+// decode, augment and normalise images (CIFAR-10 records or JPEG files, a
+// SampleSet) into batches ahead of the training step, through a bounded
+// prefetch queue.  The pool can be resized while an epoch runs (the
+// data-loader CPU share of A-Dloader), and it measures how long the
+// training step waits for data and how fast each worker prepares images.
 #ifndef OMRU_TRAINER_DATA_LOADER_HPP
 #define OMRU_TRAINER_DATA_LOADER_HPP
 
@@ -13,13 +14,14 @@
 
 #include <torch/torch.h>
 
-#include "cifar_format.hpp"
+#include "cifar_samples.hpp"
+#include "sample_set.hpp"
 
 namespace omru {
 namespace train {
 
 struct Batch {
-	torch::Tensor images;          // [B, 3, 32, 32] float32, normalised
+	torch::Tensor images;          // [B, 3, S, S] float32, normalised
 	torch::Tensor labels;          // [B] int64
 	std::vector<uint32_t> indices; // the data set records it holds
 	size_t number = 0;             // position in this rank's epoch, 0..
@@ -29,10 +31,17 @@ struct LoaderOptions {
 	size_t batch_size = 128;  // per rank
 	int workers = 2;          // 1..256
 	size_t prefetch = 4;      // batches ready ahead of the consumer, >= 1
-	bool augment = true;      // pad-4 random crop + horizontal flip
+	bool augment = true;      // the set's random crop + horizontal flip
 	uint64_t seed = 1;
 	int rank = 0;             // distributed sampler: this rank's shard
 	int world = 1;
+};
+
+// What the loader has done since its last reset_wait().
+struct LoaderCounters {
+	double wait_s = 0;   // next() blocked for a batch
+	double busy_s = 0;   // workers preparing batches, summed over workers
+	uint64_t images = 0; // images the workers prepared
 };
 
 // Sampling: every epoch is a permutation of the data set seeded by (seed,
@@ -50,7 +59,11 @@ class DataLoader {
 	// Throws std::invalid_argument for bad options (batch_size 0, workers
 	// out of range, rank >= world, a data set smaller than one global
 	// batch).
-	DataLoader(std::shared_ptr<const CifarSet> data, LoaderOptions opts);
+	DataLoader(std::shared_ptr<const SampleSet> data, LoaderOptions opts);
+	DataLoader(std::shared_ptr<const CifarSet> data, LoaderOptions opts)
+		: DataLoader(std::make_shared<CifarSamples>(std::move(data)), opts)
+	{
+	}
 	~DataLoader(); // stops and joins the workers
 
 	// Starts epoch `epoch` (any order; a running epoch is abandoned).
@@ -64,19 +77,14 @@ class DataLoader {
 	size_t batches_per_epoch() const;
 	// Seconds next() spent blocked since the last reset.
 	double wait_seconds() const;
+	LoaderCounters counters() const;
+	// Zeroes the counters.
 	void reset_wait();
 
     private:
 	struct Impl;
 	std::unique_ptr<Impl> impl_;
 };
-
-// The loader's preprocessing of one image, exposed for tests: uint8 CHW ->
-// float CHW normalised with the CIFAR-10 channel means and deviations; with
-// augmentation, padded by 4 (zeros), cropped at (dx, dy) in 0..8, and flipped
-// horizontally when `flip`.
-void preprocess_image(const uint8_t *src, float *dst, bool augment, int dx,
-		      int dy, bool flip);
 
 } // namespace train
 } // namespace omru

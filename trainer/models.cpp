@@ -220,7 +220,10 @@ struct Vgg16 final : Net {
 
 	torch::Tensor forward(torch::Tensor x) override
 	{
-		return classifier(features->forward(x).flatten(1));
+		// 32x32 inputs leave 1x1 after five pools (the pool is then
+		// the identity); larger images (JPEG sets) are averaged to it.
+		x = torch::adaptive_avg_pool2d(features->forward(x), { 1, 1 });
+		return classifier(x.flatten(1));
 	}
 
 	nn::Sequential features;

@@ -1,7 +1,9 @@
 // models.hpp - the networks omru-train trains, sized for CIFAR-10 (32x32x3,
 // 10 classes): resnet18 and resnet50 (He et al., with the CIFAR stem: one
 // 3x3 convolution, no max-pool), vgg16 (with batch norm, one linear layer),
-// and a tiny CNN for fast tests.
+// and a tiny CNN for fast tests.  Each ends in a global average pool, so the
+// same network takes larger images (a JPEG set's 64x64 or 224x224 crops) at
+// a compute cost that grows with the pixels, as on ImageNet.
 #ifndef OMRU_TRAINER_MODELS_HPP
 #define OMRU_TRAINER_MODELS_HPP
 
@@ -14,7 +16,7 @@
 namespace omru {
 namespace train {
 
-// A classifier: [B, 3, 32, 32] -> [B, classes] logits.
+// A classifier: [B, 3, S, S] (S >= 32) -> [B, classes] logits.
 struct Net : torch::nn::Module {
 	virtual torch::Tensor forward(torch::Tensor x) = 0;
 };

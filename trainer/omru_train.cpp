@@ -1,11 +1,13 @@
-// omru_train.cpp - omru-train: data-parallel training of a CIFAR-10 model,
+// omru_train.cpp - omru-train: data-parallel training of an image classifier
+// (CIFAR-10 records or a folder of JPEG files),
 // the reference trainer the scheduler's demo and tests run under srun.
 // One process per GPU (or CPU share): Slurm's environment says who is who;
 // gradients are averaged by bucketed allreduce overlapped with backward; the
 // learning rate follows the linear scaling rule with warm-up, re-applied
 // when the world size changes (a job resumed from a checkpoint on another
-// GPU count); the data loader's worker pool follows the share the scheduler
-// writes to OMRU_LOADER_SHARE_FILE.
+// GPU count); the data loader's worker pool follows the share the node
+// writes to OMRU_LOADER_SHARE_FILE, and the first task on each node reports
+// what its loader measures to OMRU_LOADER_REPORT (spank_omru(8)).
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,7 +22,9 @@
 #include "checkpoint.hpp"
 #include "cli_args.hpp"
 #include "data_loader.hpp"
+#include "data_source.hpp"
 #include "distributed.hpp"
+#include "loader_share.hpp"
 #include "lr_schedule.hpp"
 #include "metrics.hpp"
 #include "models.hpp"
@@ -33,23 +37,10 @@ using clock_type = std::chrono::steady_clock;
 
 namespace {
 
-// The loader share the scheduler gives this job: a positive integer in the
-// file, else the current value (missing or bad files keep what we have).
-int read_loader_share(const std::string &path, int current)
-{
-	if (path.empty())
-		return current;
-	std::ifstream f(path);
-	long n = 0;
-	if (!(f >> n) || n < 1 || n > 256)
-		return current;
-	return static_cast<int>(n);
-}
-
 // --loader-benchmark: the loader alone, as fast as it goes.
 int benchmark_loader(const TrainOptions &o)
 {
-	auto data = std::make_shared<CifarSet>(read_cifar_dir(o.data, true));
+	std::shared_ptr<const SampleSet> data = open_training_set(o.data, o.image_size);
 	DataLoader loader(data, loader_options(o, 0, 1));
 	int epoch = 0;
 	loader.start_epoch(epoch);
@@ -65,9 +56,9 @@ int benchmark_loader(const TrainOptions &o)
 		images += b->labels.size(0);
 	}
 	double s = std::chrono::duration<double>(clock_type::now() - t0).count();
-	std::printf("loader: %d worker(s), batch %d%s: %.0f images/s, %.0f per worker\n",
-		    o.loader_workers, o.batch_size, o.augment ? ", augmenting" : "",
-		    images / s, images / s / o.loader_workers);
+	std::printf("loader: %s; %d worker(s), batch %d%s: %.0f images/s, %.0f per worker\n",
+		    data->describe().c_str(), o.loader_workers, o.batch_size,
+		    o.augment ? ", augmenting" : "", images / s, images / s / o.loader_workers);
 	return 0;
 }
 
@@ -86,9 +77,11 @@ class Trainer {
 	Trainer(const TrainOptions &o, const RankEnv &env)
 		: o_(o), env_(env), device_(compute_device(env)), pg_(env, device_)
 	{
-		data_ = std::make_shared<CifarSet>(read_cifar_dir(o.data, true));
+		data_ = open_training_set(o.data, o.image_size);
+		if (env.rank == 0)
+			std::fprintf(stderr, "omru-train: %s\n", data_->describe().c_str());
 		torch::manual_seed(static_cast<uint64_t>(o.seed));
-		net_ = make_model(o.model);
+		net_ = make_model(o.model, data_->classes());
 		net_->to(device_);
 		if (pg_.all())
 			broadcast_module(*pg_.all(), *net_);
@@ -122,8 +115,14 @@ class Trainer {
 		}
 
 		LoaderOptions lo = loader_options(o_, env_.rank, env_.world);
-		lo.workers = read_loader_share(o_.loader_share_file, o_.loader_workers);
+		if (!o_.loader_share_file.empty())
+			lo.workers = read_share_file(o_.loader_share_file).value_or(lo.workers);
 		DataLoader loader(data_, lo);
+		// The node's share is followed by a thread, not between steps:
+		// a step of a large model can take longer than a second.
+		std::unique_ptr<ShareFollower> follow;
+		if (!o_.loader_share_file.empty())
+			follow = std::make_unique<ShareFollower>(o_.loader_share_file, loader);
 		GradientAverager averager(pg_.all(), net_->parameters());
 
 		for (int epoch = first_epoch; epoch < o_.epochs; epoch++) {
@@ -137,6 +136,8 @@ class Trainer {
 				report(m);
 			save(epoch + 1);
 		}
+		if (env_.local_rank == 0 && !o_.loader_report.empty())
+			write_report(window_.finish(loader.workers()));
 		if (!o_.save_params.empty())
 			save_params();
 		if (env_.rank == 0 && profile_s > 0) {
@@ -193,11 +194,11 @@ class Trainer {
 
 	EpochMetrics train_epoch(DataLoader &loader, GradientAverager &avg, int epoch)
 	{
-		int workers = read_loader_share(o_.loader_share_file, loader.workers());
-		if (workers != loader.workers())
-			loader.set_workers(workers);
 		loader.start_epoch(epoch);
 		loader.reset_wait();
+		const bool reporting = env_.local_rank == 0 && !o_.loader_report.empty();
+		if (reporting)
+			window_.restart(loader.counters(), seconds_now());
 		net_->train();
 		const size_t steps = o_.max_steps_per_epoch > 0
 			? std::min<size_t>(o_.max_steps_per_epoch, loader.batches_per_epoch())
@@ -215,11 +216,8 @@ class Trainer {
 			loss_sum += loss;
 			correct += ok;
 			samples += b->labels.size(0);
-			if (i % 50 == 49) {
-				int w = read_loader_share(o_.loader_share_file, loader.workers());
-				if (w != loader.workers())
-					loader.set_workers(w);
-			}
+			if (reporting)
+				report_loader(loader, static_cast<uint64_t>(b->labels.size(0)));
 		}
 		double epoch_s = std::chrono::duration<double>(clock_type::now() - t0).count();
 		c10d::ProcessGroup *g = pg_.all().get();
@@ -239,6 +237,31 @@ class Trainer {
 		m.lr = sched_->lr(epoch + 1);
 		m.loss_drop_first_100_steps = phase_drop_;
 		return m;
+	}
+
+	static double seconds_now()
+	{
+		return std::chrono::duration<double>(clock_type::now().time_since_epoch()).count();
+	}
+
+	// Every few seconds of training: what this task's loader did, for the
+	// node's re-share.
+	void report_loader(const DataLoader &loader, uint64_t samples)
+	{
+		write_report(window_.step(samples, loader.workers(), loader.counters(),
+					  seconds_now()));
+	}
+
+	// A failed write is said once; training goes on.
+	void write_report(const std::optional<LoaderSample> &s)
+	{
+		if (!s || report_failed_)
+			return;
+		if (!write_loader_report(o_.loader_report, *s)) {
+			std::fprintf(stderr, "omru-train: cannot write the loader report %s\n",
+				     o_.loader_report.c_str());
+			report_failed_ = true;
+		}
 	}
 
 	void track_phase(double loss)
@@ -300,13 +323,15 @@ class Trainer {
 	RankEnv env_;
 	torch::Device device_;
 	ProcessGroups pg_;
-	std::shared_ptr<CifarSet> data_;
+	std::shared_ptr<const SampleSet> data_;
 	std::shared_ptr<Net> net_;
 	std::unique_ptr<torch::optim::SGD> opt_;
 	std::unique_ptr<LrSchedule> sched_;
 	long global_step_ = 0;
 	double first_loss_ = 0;
 	std::optional<double> phase_drop_;
+	LoaderWindow window_;
+	bool report_failed_ = false;
 };
 
 } // namespace

@@ -18,7 +18,7 @@
 namespace omru {
 namespace train {
 
-static double time_steps(const TrainOptions &o, std::shared_ptr<const CifarSet> data,
+static double time_steps(const TrainOptions &o, std::shared_ptr<const SampleSet> data,
 			 torch::Device device, int rank, int size,
 			 const c10::intrusive_ptr<c10d::ProcessGroup> &group,
 			 const StepFn &step)
@@ -67,7 +67,7 @@ static double time_steps(const TrainOptions &o, std::shared_ptr<const CifarSet> 
 }
 
 ProfileResult run_profile(ProcessGroups &pg, const TrainOptions &o,
-			  std::shared_ptr<const CifarSet> data, const StepFn &step)
+			  std::shared_ptr<const SampleSet> data, const StepFn &step)
 {
 	auto start = std::chrono::steady_clock::now();
 	ProfileResult r;

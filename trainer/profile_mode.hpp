@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "cifar_format.hpp"
+#include "sample_set.hpp"
 #include "distributed.hpp"
 #include "models.hpp"
 #include "train_options.hpp"
@@ -34,7 +34,7 @@ struct ProfileResult {
 // message on stderr.  Rank 0 appends the rows to o.profile_out (with a header
 // when the file is new or empty).
 ProfileResult run_profile(ProcessGroups &pg, const TrainOptions &o,
-			  std::shared_ptr<const CifarSet> data, const StepFn &step);
+			  std::shared_ptr<const SampleSet> data, const StepFn &step);
 
 } // namespace train
 } // namespace omru

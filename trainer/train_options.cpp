@@ -17,10 +17,13 @@ const char kTrainUsage[] =
 	"                  [--profile-gpus 1,2,4] [options]   (see --help)\n";
 
 const char kTrainHelp[] =
-	"Data-parallel training of a CIFAR-10 model, one process per GPU (or CPU\n"
+	"Data-parallel training of an image classifier, one process per GPU (or CPU\n"
 	"share) under srun: rank, world and rendezvous come from Slurm's\n"
 	"environment; NCCL on GPUs, Gloo otherwise.\n\n"
-	"  --data DIR              CIFAR-10 binary set (data_batch_1..5.bin)\n"
+	"  --data DIR              CIFAR-10 binary set (data_batch_1..5.bin), or an\n"
+	"                          image folder: one sub-directory of JPEG files per\n"
+	"                          class (ImageNet's layout; see omru-jpeg-synth(1))\n"
+	"  --image-size S          image folders: train on S x S crops (64)\n"
 	"  --model NAME            tiny, resnet18 (default), resnet50, vgg16\n"
 	"  --epochs N              default: OMRU_EPOCHS rounded up, else 1\n"
 	"  --batch-size B          per process (default 128)\n"
@@ -47,7 +50,8 @@ const char kTrainHelp[] =
 	"  --loader-benchmark N    only run the data loader over N batches and print\n"
 	"                          images/s (and per worker); no training\n\n"
 	"Environment: OMRU_LOADER_SHARE_FILE names a file holding the number of\n"
-	"loader workers; it is re-read at every epoch end and every 50 steps.\n"
+	"loader workers, followed within a second; OMRU_LOADER_REPORT names the\n"
+	"file where the first task on a node reports what its loader measured.\n"
 	"Exit status: 0 done, 1 training failed, 2 bad usage or input.\n"
 	"See omru-train(1).\n";
 
@@ -88,7 +92,8 @@ LoaderOptions loader_options(const TrainOptions &o, int rank, int world)
 TrainOptions parse_train_options(const std::vector<std::string> &argv,
 				 const GetEnv &getenv_fn, int world)
 {
-	CliArgs a(argv, { { "data", true }, { "model", true }, { "epochs", true },
+	CliArgs a(argv, { { "data", true }, { "image-size", true }, { "model", true },
+			  { "epochs", true },
 			  { "batch-size", true }, { "lr", true },
 			  { "reference-batch", true }, { "warmup-epochs", true },
 			  { "momentum", true }, { "weight-decay", true },
@@ -106,6 +111,7 @@ TrainOptions parse_train_options(const std::vector<std::string> &argv,
 	};
 	TrainOptions o;
 	o.data = a.required("data");
+	o.image_size = static_cast<int>(a.integer("image-size", 0, 8, 1024));
 	o.model = a.get("model").value_or(o.model);
 	const auto &names = model_names();
 	if (std::find(names.begin(), names.end(), o.model) == names.end())
@@ -135,6 +141,7 @@ TrainOptions parse_train_options(const std::vector<std::string> &argv,
 	}
 	o.loader_workers = static_cast<int>(a.integer("loader-workers", env_workers, 1, 256));
 	o.loader_share_file = env("OMRU_LOADER_SHARE_FILE");
+	o.loader_report = env("OMRU_LOADER_REPORT");
 	o.augment = !a.has("no-augment");
 	o.threads = static_cast<int>(a.integer("threads", 0, 1, 1024));
 	o.seed = static_cast<uint64_t>(a.integer("seed", 1, 0, 1L << 62));

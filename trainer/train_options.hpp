@@ -20,7 +20,8 @@ constexpr double kMaxProfileEpochShare = 0.25;
 
 struct TrainOptions {
 	std::string model = "resnet18";
-	std::string data;               // CIFAR-10 binary directory
+	std::string data;               // CIFAR-10 binary or JPEG class folders
+	int image_size = 0;             // JPEG sets: training side (0: the default)
 	int epochs = 1;
 	int batch_size = 128;           // per process
 	double base_lr = 0.1;           // for reference_batch samples
@@ -29,7 +30,8 @@ struct TrainOptions {
 	double momentum = 0.9;
 	double weight_decay = 5e-4;
 	int loader_workers = 2;
-	std::string loader_share_file;  // re-read at epoch ends and every 50 steps
+	std::string loader_share_file;  // followed within a second (loader_share.hpp)
+	std::string loader_report;      // OMRU_LOADER_REPORT: what the loader measured
 	bool augment = true;
 	int threads = 0;                // torch intra-op threads; 0: cores / local tasks
 	uint64_t seed = 1;

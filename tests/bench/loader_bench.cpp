@@ -13,12 +13,18 @@
 //   sequence  2 x kinds jobs arrive every `gap` seconds, alternating kinds,
 //             each with the same work in full-speed seconds: makespan and
 //             the time-averaged normalised throughput while >= 2 jobs run.
-// Prints both per policy and ends with the line:
+// Prints both per policy, the same ratios for other node sizes (how much
+// the shares buy depends on how contended the node's CPUs are: a node with
+// CPUs to spare for every job's saturation gains nothing), and ends with
+// the line for the CPUS given:
 //   loader shares vs even split: throughput x R, makespan x M
 // (R from the pair, M from the sequence).
 //
 // usage: loader-bench CPUS KIND:C:R [KIND:C:R ...]
 //        (C seconds per sample of compute, R samples/s per worker)
+//        CPUS "contended": one CPU fewer than the kinds need together at
+//        full speed (each its saturation workers plus its step's CPU), the
+//        setting A-Dloader studies: co-located loaders compete for CPUs.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -109,7 +115,7 @@ Outcome simulate(std::vector<SimJob> jobs, int cpus, bool allocator)
 void print(const char *scenario, const char *policy, const Outcome &o)
 {
 	std::printf("%-9s %-10s makespan %9.1f s   normalised throughput %.3f "
-		    "(jobs at full speed, while co-located)\n",
+		    "(sum over jobs of samples/s over peak, while >= 2 run)\n",
 		    scenario, policy, o.makespan, o.shared_throughput);
 }
 
@@ -121,7 +127,8 @@ int main(int argc, char **argv)
 		std::fprintf(stderr, "usage: loader-bench CPUS KIND:C:R [KIND:C:R ...]\n");
 		return 2;
 	}
-	int cpus = std::atoi(argv[1]);
+	const bool contended = std::string(argv[1]) == "contended";
+	int cpus = contended ? 2 : std::atoi(argv[1]);
 	std::vector<Kind> kinds;
 	for (int i = 2; i < argc; i++) {
 		std::string a = argv[i];
@@ -136,6 +143,12 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		kinds.push_back({ a.substr(0, p1), LoaderModel(c, r) });
+	}
+	if (contended) {
+		int need = 0;
+		for (const Kind &k : kinds)
+			need += k.model.saturation_workers() + 1;
+		cpus = std::max(static_cast<int>(2 * kinds.size()), need - 1);
 	}
 	for (const Kind &k : kinds)
 		std::printf("kind %-12s peak %8.1f samples/s, %7.1f per worker, "
@@ -153,11 +166,19 @@ int main(int argc, char **argv)
 	}
 	Outcome pa = simulate(pair, cpus, true), pe = simulate(pair, cpus, false);
 	Outcome sa = simulate(seq, cpus, true), se = simulate(seq, cpus, false);
-	std::printf("node: %d CPUs, one task per job\n", cpus);
+	std::printf("node: %d CPUs%s, one task per job\n", cpus,
+		    contended ? " (contended: one fewer than the kinds need at full speed)" : "");
 	print("pair", "allocator", pa);
 	print("pair", "even", pe);
 	print("sequence", "allocator", sa);
 	print("sequence", "even", se);
+	std::printf("%6s %18s %16s\n", "CPUs", "throughput ratio", "makespan ratio");
+	for (int n : { 4, 6, 8, 12, 16, 24, 32, 64 }) {
+		Outcome a = simulate(pair, n, true), e = simulate(pair, n, false);
+		Outcome sa2 = simulate(seq, n, true), se2 = simulate(seq, n, false);
+		std::printf("%6d %18.3f %16.3f\n", n, a.shared_throughput / e.shared_throughput,
+			    sa2.makespan / se2.makespan);
+	}
 	std::printf("loader shares vs even split: throughput x %.2f, makespan x %.2f\n",
 		    pa.shared_throughput / pe.shared_throughput, sa.makespan / se.makespan);
 	return 0;

@@ -1,7 +1,8 @@
 // test_data_loader.cpp - the loader hands out every sample of its rank's
 // shard once per epoch, in order, whatever the number of workers and
 // however it is resized; its preprocessing is the standard CIFAR-10 one;
-// it shuts down cleanly and counts the time the consumer waits.
+// it shuts down cleanly and counts the time the consumer waits; any
+// SampleSet (another image side, a sample that fails) goes through it.
 #include "check_cxx.hpp"
 
 #include <algorithm>
@@ -9,6 +10,8 @@
 #include <cstdlib>
 #include <memory>
 #include <set>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -379,7 +382,13 @@ START_TEST(test_bad_options_are_rejected)
 	ck_assert_string_eq(construct_error(data512(), o),
 			    "data loader: 512 records are fewer than one global batch of 600");
 	ck_assert_string_eq(construct_error(nullptr, options(48, 2)),
-			    "data loader: no data set, or an inconsistent one");
+			    "CIFAR samples: no data set, or an inconsistent one");
+	try {
+		DataLoader none(std::shared_ptr<const SampleSet>(), options(48, 2));
+		ck_abort_msg("a loader without a set was made");
+	} catch (const std::invalid_argument &e) {
+		ck_assert_string_eq(e.what(), "data loader: no data set, or an empty one");
+	}
 
 	DataLoader l(data512(), options(48, 2));
 	try {
@@ -388,6 +397,65 @@ START_TEST(test_bad_options_are_rejected)
 	} catch (const std::invalid_argument &) {
 	}
 	ck_assert_int_eq(l.workers(), 2);
+}
+END_TEST
+
+// Sample i is the constant i (every float), side 40, label i % 3; the
+// record `bad` throws as a corrupt file would.
+struct ConstantSet final : SampleSet {
+	size_t n, bad;
+	ConstantSet(size_t n_, size_t bad_) : n(n_), bad(bad_) {}
+	size_t size() const override { return n; }
+	int classes() const override { return 3; }
+	int side() const override { return 40; }
+	int label(size_t i) const override { return static_cast<int>(i % 3); }
+	void load(size_t i, bool, SplitMix &, float *dst) const override
+	{
+		if (i == bad)
+			throw std::runtime_error("record " + std::to_string(i) + ": corrupt");
+		std::fill(dst, dst + 3 * 40 * 40, static_cast<float>(i));
+	}
+	std::string describe() const override { return "constants"; }
+};
+
+START_TEST(test_any_sample_set_fills_batches_of_its_side)
+{
+	auto set = std::make_shared<const ConstantSet>(64, 1000);
+	DataLoader l(set, options(8, 3));
+	l.start_epoch(2);
+	size_t seen = 0;
+	while (std::optional<Batch> b = l.next()) {
+		ck_assert_int_eq(b->images.size(2), 40);
+		ck_assert_int_eq(b->images.size(3), 40);
+		for (size_t i = 0; i < 8; i++) {
+			uint32_t r = b->indices[i];
+			ck_assert_int_eq(b->labels[i].item<int64_t>(), r % 3);
+			torch::Tensor img = b->images[i];
+			ck_assert(img.min().item<float>() == static_cast<float>(r));
+			ck_assert(img.max().item<float>() == static_cast<float>(r));
+		}
+		seen += 8;
+	}
+	ck_assert_int_eq(static_cast<int>(seen), 64);
+	LoaderCounters c = l.counters();
+	ck_assert_int_eq(static_cast<int>(c.images), 64);
+	ck_assert(c.busy_s > 0);
+}
+END_TEST
+
+START_TEST(test_a_sample_that_fails_fails_the_epoch_with_its_message)
+{
+	auto set = std::make_shared<const ConstantSet>(64, 17);
+	DataLoader l(set, options(8, 2));
+	l.start_epoch(0);
+	try {
+		while (l.next()) {
+		}
+		ck_abort_msg("the corrupt record went unnoticed");
+	} catch (const std::runtime_error &e) {
+		ck_assert_msg(std::string(e.what()).find("record 17: corrupt") != std::string::npos,
+			      "%s", e.what());
+	}
 }
 END_TEST
 
@@ -415,6 +483,8 @@ int main(void)
 	tcase_add_test(tc, test_shrinking_and_destroying_right_away_joins_every_thread);
 	tcase_add_test(tc, test_wait_seconds_grows_when_the_consumer_outpaces_one_worker);
 	tcase_add_test(tc, test_bad_options_are_rejected);
+	tcase_add_test(tc, test_any_sample_set_fills_batches_of_its_side);
+	tcase_add_test(tc, test_a_sample_that_fails_fails_the_epoch_with_its_message);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

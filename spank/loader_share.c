@@ -15,7 +15,11 @@
  * A thread of this slurmstepd reads the report every second; a new valid
  * one re-shares the node.  Every 10 seconds it re-shares anyway, which
  * removes the entries of slurmstepds that died without leaving.  At step
- * end the step leaves (re-sharing the rest) and its directory goes.
+ * end the report is read once more (a trainer writes its last one as it
+ * ends), the step leaves (re-sharing the rest), its last report goes to the
+ * job's AdminComment as `loader=W:X:F:R` (the controller learns the
+ * model's loader demand from it, select_omru_cons_tres(8) LoaderCpus) and
+ * its directory goes.
  * Every failure is logged; the trainer then keeps the workers it has.
  */
 #include <errno.h>
@@ -43,6 +47,7 @@ static struct {
 	char share[OMRU_RUN_DIR_MAX + 96];
 	char report[OMRU_RUN_DIR_MAX + 96];
 	struct timespec seen; /* mtime of the report last read */
+	char field[128];      /* the last valid report as W:X:F:R, or "" */
 	pthread_t thread;
 	bool thread_started;
 	pthread_mutex_t lock;
@@ -100,6 +105,7 @@ extern int omru_loader_step_join(spank_t sp)
 			return 0;
 		ls.own_dir = true;
 	}
+	ls.field[0] = '\0';
 	snprintf(ls.share, sizeof(ls.share), "%s/loader_share", ls.dir);
 	snprintf(ls.report, sizeof(ls.report), "%s/loader_report", ls.dir);
 
@@ -147,6 +153,26 @@ static bool new_report(char *buf, size_t cap, size_t *len)
 	return true;
 }
 
+/* A new report: re-shares the node with it and keeps it for the job's
+ * record.  RET whether there was one. */
+static bool take_report(omru_loader_out_t *out)
+{
+	char report[1024], field[sizeof(ls.field)];
+	size_t len = 0;
+	if (!new_report(report, sizeof(report), &len))
+		return false;
+	int rc = omru_loader_report(omru_config.run_dir, &omru_config, ls.job_id,
+				    ls.step_id, report, len, out);
+	log_out("report", rc, out);
+	if (rc == OMRU_OK &&
+	    omru_loader_report_field(report, len, field, sizeof(field)) == OMRU_OK) {
+		pthread_mutex_lock(&ls.lock);
+		memcpy(ls.field, field, sizeof(field));
+		pthread_mutex_unlock(&ls.lock);
+	}
+	return true;
+}
+
 static void *watcher(void *arg)
 {
 	(void) arg;
@@ -162,14 +188,8 @@ static void *watcher(void *arg)
 		if (ls.stop)
 			break;
 		pthread_mutex_unlock(&ls.lock);
-		char report[1024];
-		size_t len = 0;
 		OUT_DECLARE(out);
-		if (new_report(report, sizeof(report), &len)) {
-			int rc = omru_loader_report(omru_config.run_dir, &omru_config,
-						    ls.job_id, ls.step_id, report,
-						    len, &out);
-			log_out("report", rc, &out);
+		if (take_report(&out)) {
 			last_reshare = time(NULL);
 		} else if (time(NULL) - last_reshare >= RESHARE_EVERY_S) {
 			int rc = omru_loader_reshare(omru_config.run_dir,
@@ -210,12 +230,18 @@ extern int omru_loader_step_leave(void)
 		pthread_join(ls.thread, NULL);
 		ls.thread_started = false;
 	}
+	OUT_DECLARE(last);
+	take_report(&last);
 	OUT_DECLARE(out);
 	int rc = omru_loader_leave(omru_config.run_dir, &omru_config, ls.job_id,
 				   ls.step_id, &out);
 	log_out("end", rc, &out);
 	unlink(ls.share);
 	unlink(ls.report);
+	if (ls.field[0]) {
+		const char *keys[] = { "loader" }, *values[] = { ls.field };
+		omru_job_record_merge(ls.job_id, 1, keys, values);
+	}
 	if (ls.own_dir && rmdir(ls.dir) != 0 && errno != ENOENT)
 		slurm_error("%s: job %u: %s left behind: %s (files the job added)",
 			    OMRU_SPANK_NAME, ls.job_id, ls.dir, strerror(errno));

@@ -70,5 +70,10 @@ extern void omru_job_record_alloc(int gpus, int nodes, time_t start);
 extern int omru_job_reporter_start(spank_t sp);
 /* exit: last rows + summary into AdminComment, directory removed. RET 0 */
 extern int omru_job_record_finish(spank_t sp);
+/* Merges KEYS=VALUES into job_id's AdminComment record with one RPC (any
+ * step, any node; failures logged). */
+extern void omru_job_record_merge(uint32_t job_id, int n,
+				  const char *const *keys,
+				  const char *const *values);
 
 #endif

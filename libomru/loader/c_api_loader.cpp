@@ -142,4 +142,26 @@ int omru_loader_reshare(const char *run_dir, const omru_spank_config_t *cfg,
 	});
 }
 
+int omru_loader_report_field(const char *report, size_t len, char *field, size_t cap)
+{
+	try {
+		auto r = omru::parse_loader_report(
+			report ? std::string_view(report, len) : std::string_view());
+		if (!r.ok()) {
+			put(field, cap, r.error());
+			return OMRU_EINVAL;
+		}
+		std::string f = omru::format_loader_field(r.value());
+		if (f.size() >= cap) {
+			put(field, cap, "no room");
+			return OMRU_EINVAL;
+		}
+		put(field, cap, f);
+		return OMRU_OK;
+	} catch (...) {
+		put(field, cap, "out of memory");
+		return OMRU_EINTERNAL;
+	}
+}
+
 } // extern "C"

@@ -135,6 +135,15 @@ Parsed<LoaderEntry> parse_loader_entry(std::string_view text)
 	return R{ e };
 }
 
+// `s` when a model follows from it, else why not.
+static Parsed<LoaderSample> fitted(const LoaderSample &s)
+{
+	std::string why;
+	if (!LoaderModel::fit(s, &why))
+		return Parsed<LoaderSample>::fail(why);
+	return Parsed<LoaderSample>{ s };
+}
+
 Parsed<LoaderSample> parse_loader_report(std::string_view text)
 {
 	using R = Parsed<LoaderSample>;
@@ -159,10 +168,7 @@ Parsed<LoaderSample> parse_loader_report(std::string_view text)
 	if (!ok || kv.size() != 4)
 		return R::fail("not 'workers=W samples_s=X wait=F rate=R' with "
 			       "numbers");
-	std::string why;
-	if (!LoaderModel::fit(s, &why))
-		return R::fail(why);
-	return R{ s };
+	return fitted(s);
 }
 
 std::string format_loader_report(const LoaderSample &s)
@@ -171,6 +177,33 @@ std::string format_loader_report(const LoaderSample &s)
 	       " samples_s=" + number_text(s.samples_s) +
 	       " wait=" + number_text(s.wait_fraction) +
 	       " rate=" + number_text(s.worker_rate);
+}
+
+std::string format_loader_field(const LoaderSample &s)
+{
+	return std::to_string(s.workers) + ":" + number_text(s.samples_s) + ":" +
+	       number_text(s.wait_fraction) + ":" + number_text(s.worker_rate);
+}
+
+Parsed<LoaderSample> parse_loader_field(std::string_view text)
+{
+	using R = Parsed<LoaderSample>;
+	const std::string_view whole = text;
+	std::string_view part[4];
+	for (int i = 0; i < 4; i++) {
+		size_t colon = text.find(':');
+		if ((colon == std::string_view::npos) != (i == 3))
+			return R::fail("loader '" + std::string(whole.substr(0, 64)) +
+				       "' is not W:X:F:R");
+		part[i] = text.substr(0, colon);
+		text = colon == std::string_view::npos ? std::string_view()
+						       : text.substr(colon + 1);
+	}
+	LoaderSample s;
+	if (!whole_number(part[0], s.workers) || !real_number(part[1], s.samples_s) ||
+	    !real_number(part[2], s.wait_fraction) || !real_number(part[3], s.worker_rate))
+		return R::fail("loader: W:X:F:R must be numbers");
+	return fitted(s);
 }
 
 } // namespace omru

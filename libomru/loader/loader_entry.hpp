@@ -61,6 +61,12 @@ Parsed<LoaderEntry> parse_loader_entry(std::string_view text);
 Parsed<LoaderSample> parse_loader_report(std::string_view text);
 std::string format_loader_report(const LoaderSample &s);
 
+// The same sample as one AdminComment value, "W:X:F:R" (the job record's
+// `loader=` key: what the controller learns the model's loader demand
+// from).  The parser is as strict as the report's.
+std::string format_loader_field(const LoaderSample &s);
+Parsed<LoaderSample> parse_loader_field(std::string_view text);
+
 } // namespace omru
 
 #endif

@@ -16,6 +16,7 @@
 
 #include "loader/loader_entry.hpp"
 #include "loader/node_loader_state.hpp"
+#include "omru/omru_loader.h"
 
 using namespace omru;
 
@@ -87,6 +88,20 @@ START_TEST(test_entries_and_reports_read_back_exactly)
 	ck_assert_int_eq(r.value().workers, 2);
 	ck_assert_string_eq(format_loader_report(r.value()),
 			    "workers=2 samples_s=100 wait=0.4 rate=50");
+	// The job record's `loader=` value: the same sample, exactly.
+	ck_assert_string_eq(format_loader_field(r.value()), "2:100:0.4:50");
+	auto f = parse_loader_field("2:100:0.4:50");
+	ck_assert_msg(f.ok(), "%s", f.error().c_str());
+	ck_assert_string_eq(format_loader_report(f.value()), format_loader_report(r.value()));
+	auto odd = parse_loader_field("3:118.25:0.3125:61.5");
+	ck_assert(odd.ok());
+	ck_assert_string_eq(format_loader_field(odd.value()), "3:118.25:0.3125:61.5");
+	char field[64];
+	const char rep[] = "workers=2 samples_s=100 wait=0.4 rate=50\n";
+	ck_assert_int_eq(omru_loader_report_field(rep, sizeof(rep) - 1, field, sizeof(field)), OMRU_OK);
+	ck_assert_str_eq(field, "2:100:0.4:50");
+	ck_assert_int_eq(omru_loader_report_field("workers=2", 9, field, sizeof(field)), OMRU_EINVAL);
+	ck_assert_int_eq(omru_loader_report_field(rep, sizeof(rep) - 1, field, 5), OMRU_EINVAL);
 }
 END_TEST
 
@@ -125,6 +140,13 @@ START_TEST(test_bad_entries_and_reports_are_refused)
 		ck_assert_msg(!parse_loader_report(t).ok(), "accepted '%s'", t);
 	auto why = parse_loader_report("workers=2 samples_s=100 wait=1.4 rate=50");
 	ck_assert(why.error().find("wait") != std::string::npos);
+
+	const char *fields[] = {
+		"", "2:100:0.4", "2:100:0.4:50:1", "2:100:1.4:50", "0:100:0.4:50",
+		"2:nan:0.4:50", "2:100:0.4:", ":100:0.4:50", "2:100:0.4:50 ", "x:100:0.4:50",
+	};
+	for (const char *t : fields)
+		ck_assert_msg(!parse_loader_field(t).ok(), "accepted '%s'", t);
 }
 END_TEST
 

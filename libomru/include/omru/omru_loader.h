@@ -52,6 +52,11 @@ int omru_loader_leave(const char *run_dir, const omru_spank_config_t *cfg,
 		      uint32_t job, uint32_t step, omru_loader_out_t *out);
 int omru_loader_reshare(const char *run_dir, const omru_spank_config_t *cfg,
 			omru_loader_out_t *out);
+/* The trainer's report as the job record's `loader` value, "W:X:F:R", into
+ * field[cap].  RET OMRU_OK, or OMRU_EINVAL (field says why) for a report
+ * omru_loader_report would refuse. */
+int omru_loader_report_field(const char *report, size_t len, char *field,
+			     size_t cap);
 
 #ifdef __cplusplus
 }

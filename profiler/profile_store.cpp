@@ -12,7 +12,9 @@ namespace omru {
 namespace profiler {
 namespace {
 
-constexpr std::string_view kHeader = "# omru profile store v1";
+// v2 added loader_need lines; a v1 file (without them) still reads.
+constexpr std::string_view kHeader = "# omru profile store v2";
+constexpr std::string_view kHeaderV1 = "# omru profile store v1";
 constexpr std::string_view kColumns = "kind,uid,model,gpus,nodes,epoch_s,source,when,job_id";
 
 bool valid_model(const std::string &m)
@@ -105,6 +107,18 @@ StoreOp StoreOp::set_correction(uint32_t uid, std::string model, double f, int64
 	return o;
 }
 
+StoreOp StoreOp::set_loader_need(uint32_t uid, std::string model, int need,
+				 int64_t when)
+{
+	StoreOp o;
+	o.kind = Kind::SetLoaderNeed;
+	o.uid = uid;
+	o.model = std::move(model);
+	o.need = need;
+	o.when = when;
+	return o;
+}
+
 StoreOp StoreOp::forget(uint32_t uid, std::string model)
 {
 	StoreOp o;
@@ -132,7 +146,7 @@ StoreOp StoreOp::forget_model(std::string model)
 
 int64_t ProfileStore::Entry::newest() const
 {
-	int64_t t = factor_when;
+	int64_t t = std::max(factor_when, loader_when);
 	for (const auto &[k, r] : rows)
 		t = std::max(t, r.when);
 	return t;
@@ -207,6 +221,16 @@ bool ProfileStore::apply(const StoreOp &op)
 		enforce(op.uid, op.model);
 		break;
 	}
+	case StoreOp::Kind::SetLoaderNeed: {
+		if (!valid_model(op.model) || op.need < 1 || op.need > kMaxLoaderNeed ||
+		    op.when < 0)
+			return false;
+		Entry &e = entries_[{ op.uid, op.model }];
+		e.loader_need = op.need;
+		e.loader_when = op.when;
+		enforce(op.uid, op.model);
+		break;
+	}
 	case StoreOp::Kind::Forget:
 		if (!entries_.erase({ op.uid, op.model }))
 			return false;
@@ -271,6 +295,18 @@ double ProfileStore::correction(uint32_t uid, const std::string &model) const
 	return it == entries_.end() ? 1.0 : it->second.factor;
 }
 
+int ProfileStore::loader_need(uint32_t uid, const std::string &model) const
+{
+	auto it = entries_.find({ uid, model });
+	return it == entries_.end() ? 0 : it->second.loader_need;
+}
+
+int64_t ProfileStore::loader_need_when(uint32_t uid, const std::string &model) const
+{
+	auto it = entries_.find({ uid, model });
+	return it == entries_.end() ? 0 : it->second.loader_when;
+}
+
 bool ProfileStore::knows(uint32_t uid, const std::string &model) const
 {
 	auto it = entries_.find({ uid, model });
@@ -298,6 +334,10 @@ std::string ProfileStore::serialize() const
 		if (e.factor != 1)
 			out += "correction," + uid + "," + k.second + ",0,0," +
 			       exact(e.factor) + ",," + std::to_string(e.factor_when) + ",0\n";
+		if (e.loader_need)
+			out += "loader_need," + uid + "," + k.second + ",0,0," +
+			       std::to_string(e.loader_need) + ",," +
+			       std::to_string(e.loader_when) + ",0\n";
 	}
 	return out;
 }
@@ -308,6 +348,7 @@ Parsed<ProfileStore> ProfileStore::parse(std::string_view text, const std::strin
 	using R = Parsed<ProfileStore>;
 	ProfileStore s(l);
 	size_t line_no = 0, pos = 0;
+	bool v1 = false;
 	auto fail = [&](const std::string &why) {
 		return R::fail(name + ":" + std::to_string(line_no) + ": " + why);
 	};
@@ -318,9 +359,11 @@ Parsed<ProfileStore> ProfileStore::parse(std::string_view text, const std::strin
 		pos = nl == std::string_view::npos ? text.size() : nl + 1;
 		line_no++;
 		if (line_no == 1) {
-			if (line != kHeader)
+			v1 = line == kHeaderV1;
+			if (line != kHeader && !v1)
 				return fail("not an omru profile store (expected '" +
-					    std::string(kHeader) + "')");
+					    std::string(kHeader) + "' or '" +
+					    std::string(kHeaderV1) + "')");
 			continue;
 		}
 		if (line_no == 2) {
@@ -368,8 +411,17 @@ Parsed<ProfileStore> ProfileStore::parse(std::string_view text, const std::strin
 		} else if (f[0] == "correction") {
 			if (!s.apply(StoreOp::set_correction(static_cast<uint32_t>(uid), f[2], v, when)))
 				return fail("correction: a valid model and a factor in [0.01, 100]");
+		} else if (f[0] == "loader_need" && !v1) {
+			// Whole workers, written by to_string: "3", never "3.0".
+			int64_t need;
+			if (!to_i64(f[5], 1, kMaxLoaderNeed, need) ||
+			    !s.apply(StoreOp::set_loader_need(static_cast<uint32_t>(uid), f[2],
+							      static_cast<int>(need), when)))
+				return fail("loader_need: a valid model and a whole number of "
+					    "workers from 1 to " + std::to_string(kMaxLoaderNeed));
 		} else {
-			return fail("kind '" + f[0] + "': expected row or correction");
+			return fail("kind '" + f[0] + "': expected row, correction" +
+				    (v1 ? " (a v1 store)" : " or loader_need"));
 		}
 	}
 	if (line_no == 0)

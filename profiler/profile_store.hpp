@@ -1,9 +1,12 @@
 // profile_store.hpp - what slurmctld knows about each model's epoch time per
 // GPU count and node span, learned from jobs, with where each number came
-// from and when (doc/profile-store.md).  Keyed by (user, model): one user's
-// numbers never steer another user's jobs; rows under kSiteUid (imported by
-// an admin with omru-profile) are shared by all.  Bounded, so no job stream
-// can grow it without limit: the oldest measurement goes first.
+// from and when, and the model's loader demand (the data-loader workers per
+// task at which its steps stop waiting for data).  Keyed by (user, model):
+// one user's numbers never steer another user's jobs; rows under kSiteUid
+// (imported by an admin with omru-profile) are shared by all.  Bounded, so
+// no job stream can grow it without limit: the oldest measurement goes
+// first.  The text format is described at ProfileStore::serialize and in
+// omru-profile(1), FILES.
 #ifndef OMRU_PROFILER_PROFILE_STORE_HPP
 #define OMRU_PROFILER_PROFILE_STORE_HPP
 
@@ -46,22 +49,36 @@ inline bool valid_row(const StoreRow &r) { return row_error(r).empty(); }
 // A change, as a value: slurmctld queues them under its lock and a thread
 // writes them to the file (store_file.hpp).
 struct StoreOp {
-	enum class Kind { AddRow, SetCorrection, Forget, ForgetUser, ForgetModel };
+	enum class Kind {
+		AddRow,
+		SetCorrection,
+		SetLoaderNeed,
+		Forget,
+		ForgetUser,
+		ForgetModel
+	};
 	Kind kind = Kind::AddRow;
 	uint32_t uid = 0;
 	StoreRow row;        // AddRow
-	std::string model;   // SetCorrection, Forget, ForgetModel
+	std::string model;   // SetCorrection, SetLoaderNeed, Forget, ForgetModel
 	double factor = 1;   // SetCorrection
-	int64_t when = 0;    // SetCorrection
+	int need = 0;        // SetLoaderNeed: workers per task
+	int64_t when = 0;    // SetCorrection, SetLoaderNeed
 
 	static StoreOp add_row(uint32_t uid, StoreRow r);
 	static StoreOp set_correction(uint32_t uid, std::string model, double f, int64_t when);
+	static StoreOp set_loader_need(uint32_t uid, std::string model, int need,
+				       int64_t when);
 	static StoreOp forget(uint32_t uid, std::string model);
 	static StoreOp forget_user(uint32_t uid);
 	static StoreOp forget_model(std::string model);
 };
 
-// The bounds: rows per (user, model), models per user, users.
+// A loader demand is 1..kMaxLoaderNeed workers per task.
+constexpr int kMaxLoaderNeed = 256;
+
+// The bounds: rows per (user, model), models per user, users.  An entry
+// with only a correction or a loader demand counts as a model.
 struct StoreLimits {
 	size_t rows_per_model = 64;
 	size_t models_per_user = 256;
@@ -74,7 +91,7 @@ class ProfileStore {
 	ProfileStore() = default;
 	explicit ProfileStore(Limits l) : limits_(l) {}
 
-	// Invalid rows and out-of-range factors are ignored (RET false).
+	// Invalid rows, out-of-range factors and needs are ignored (RET false).
 	bool apply(const StoreOp &op);
 
 	// Sorted by gpus, then nodes.
@@ -82,11 +99,24 @@ class ProfileStore {
 	std::vector<std::string> models(uint32_t uid) const;
 	std::vector<uint32_t> users() const;
 	double correction(uint32_t uid, const std::string &model) const;
+	// The loader workers per task the model's jobs of this user need,
+	// and when that was learned; 0 when unknown.
+	int loader_need(uint32_t uid, const std::string &model) const;
+	int64_t loader_need_when(uint32_t uid, const std::string &model) const;
+	// Whether the user's rows price the model (a correction or a loader
+	// demand alone is no row: such a model is still profiled).
 	bool knows(uint32_t uid, const std::string &model) const;
 	size_t row_count() const;
 	uint64_t generation() const { return generation_; }
 
-	// The text format (doc/profile-store.md), round trip exact.
+	// The text format, round trip exact:
+	//   # omru profile store v2
+	//   kind,uid,model,gpus,nodes,epoch_s,source,when,job_id
+	// then one line per row, correction and loader demand, by (uid, model):
+	//   row,UID,MODEL,GPUS,NODES,EPOCH_S,SOURCE,WHEN,JOB_ID
+	//   correction,UID,MODEL,0,0,FACTOR,,WHEN,0
+	//   loader_need,UID,MODEL,0,0,WORKERS,,WHEN,0
+	// (loader_need is new in v2; parse reads v1 files too, without it).
 	std::string serialize() const;
 	static Parsed<ProfileStore> parse(std::string_view text, const std::string &name,
 					  Limits l = {});
@@ -96,6 +126,8 @@ class ProfileStore {
 		std::map<std::pair<int, int>, StoreRow> rows; // (gpus, nodes)
 		double factor = 1;
 		int64_t factor_when = 0;
+		int loader_need = 0; // 0: unknown
+		int64_t loader_when = 0;
 		int64_t newest() const;
 	};
 	using Key = std::pair<uint32_t, std::string>;

@@ -167,6 +167,8 @@ std::optional<ModelView> view_model(const ProfileStore &store,
 	v.model = model;
 	v.uid = uid;
 	v.correction = uid == kSiteUid ? 1 : store.correction(uid, model);
+	v.loader_need = store.loader_need(uid, model);
+	v.loader_when = store.loader_need_when(uid, model);
 	auto add_store_rows = [&](uint32_t owner) {
 		for (const StoreRow &r : store.rows(owner, model))
 			v.rows.push_back({ user_label(owner), r.gpus, r.nodes, r.epoch_s,
@@ -220,7 +222,11 @@ void write_view(std::ostream &out, const ModelView &v, bool json)
 		out << "{\"model\": " << json_string(v.model)
 		    << ", \"for\": " << json_string(user_label(v.uid)) << ", \"uid\": "
 		    << (v.uid == kSiteUid ? std::string("null") : std::to_string(v.uid))
-		    << ", \"correction\": " << number(v.correction) << ",\n \"rows\": [";
+		    << ", \"correction\": " << number(v.correction) << ", \"loader_need\": "
+		    << (v.loader_need ? std::to_string(v.loader_need) : std::string("null"))
+		    << ", \"loader_learned\": "
+		    << (v.loader_need ? json_time(v.loader_when) : std::string("null"))
+		    << ",\n \"rows\": [";
 		for (size_t i = 0; i < v.rows.size(); i++) {
 			const ShownRow &r = v.rows[i];
 			out << (i ? ",\n  " : "\n  ") << "{\"owner\": " << json_string(r.owner)
@@ -259,6 +265,9 @@ void write_view(std::ostream &out, const ModelView &v, bool json)
 	if (v.correction != 1)
 		out << "the site's rows are scaled by x" << format_number(v.correction)
 		    << " for this user (real runtimes differed)\n";
+	if (v.loader_need)
+		out << "loader: " << v.loader_need << " worker" << (v.loader_need == 1 ? "" : "s")
+		    << " per task (learned " << local_time(v.loader_when) << ")\n";
 	if (v.curve.empty()) {
 		out << "\nno curve: " << (v.cluster.uniform() ? "" : "nodes differ; ")
 		    << "the rows do not fit a cluster of " << cluster << "\n";

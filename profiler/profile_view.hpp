@@ -65,6 +65,10 @@ struct ModelView {
 	uint32_t uid = kSiteUid; // whose jobs the curve prices
 	std::vector<ShownRow> rows;
 	double correction = 1;
+	// The loader workers per task the user's jobs of the model need
+	// (LoaderCpus=), and when that was learned; 0: unknown.
+	int loader_need = 0;
+	int64_t loader_when = 0;
 	Cluster cluster;
 	std::vector<CurvePoint> curve; // packed, 1..cluster.total_gpus()
 };

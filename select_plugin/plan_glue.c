@@ -8,6 +8,9 @@
  *            the planned GPU count on the planned nodes; WILL_RUN with the
  *            planned start; TEST_ONLY always with a count that fits an
  *            empty cluster (refusing it would make the job BadConstraints).
+ *            OMRU jobs without --cpus-per-gpu get CpusPerGpu, or with
+ *            LoaderCpus=yes one CPU per GPU for the step plus the loader
+ *            workers their model was measured to need.
  * job_begin: the best-linked free GPUs of each node, the AdminComment.
  * job_fini, node changes: the next job_test re-plans.
  *
@@ -163,10 +166,6 @@ static void set_job_gpus(job_record_t *job_ptr, int gpus)
 			js->total_gres = gpus;
 			changed = true;
 		}
-		if (settings.cpus_per_gpu > 0 && !js->cpus_per_gres) {
-			js->cpus_per_gres = settings.cpus_per_gpu;
-			changed = true;
-		}
 	}
 	list_iterator_destroy(it);
 	if (!changed)
@@ -240,6 +239,115 @@ static gres_node_state_t *node_gpu_state(node_record_t *n)
 		}
 	list_iterator_destroy(it);
 	return found;
+}
+
+/*
+ * Whether the job asked --cpus-per-gpu itself (Slurm keeps the request in
+ * cpus_per_tres, "gres:gpu:N"): then its request stands.  cpus_per_gres
+ * cannot tell: select/omru sets it too, and its value follows the plan.
+ */
+static bool job_asked_cpus_per_gpu(job_record_t *job_ptr)
+{
+	return job_ptr->cpus_per_tres && strstr(job_ptr->cpus_per_tres, "gpu");
+}
+
+/*
+ * The CPUs per GPU the least CPU-rich node of `nodes` with GPUs can give
+ * every one of its GPUs (its CPUs, less specialized ones, over its GPUs);
+ * 0 when none has GPUs.
+ */
+static int node_cpus_per_gpu(bitstr_t *nodes)
+{
+	int least = 0;
+	int count = nodes ? MIN(node_record_count, bit_size(nodes)) : 0;
+
+	for (int i = 0; i < count; i++) {
+		node_record_t *n = node_record_table_ptr[i];
+		int gpus, alloc, per;
+		if (!n || !bit_test(nodes, i))
+			continue;
+		node_gpus(n, &gpus, &alloc);
+		if (gpus < 1)
+			continue;
+		/* At least 1: a node with more GPUs than CPUs still caps. */
+		per = MAX(1, (n->cpus_efctv ? n->cpus_efctv : n->cpus) / gpus);
+		if (!least || per < least)
+			least = per;
+	}
+	return least;
+}
+
+/*
+ * IN d - the job's decision (PASS when the plan does not have it)
+ * IN nodes - the nodes it may start on now
+ * RET the CPUs per GPU select/omru gives an OMRU job: the plan's (its
+ *     model's loader demand with LoaderCpus=yes, else CpusPerGpu), or
+ *     CpusPerGpu when the plan has none; 0: leave its CPUs alone (it asked
+ *     --cpus-per-gpu, or nothing is set).  The loader demand's raise is
+ *     capped at what every node of `nodes` can give each of its GPUs:
+ *     beyond it a node could not host the GPUs the plan puts there, and
+ *     cons_tres would refuse the planned start again and again.
+ */
+static int job_cpus_per_gpu(job_record_t *job_ptr, const omru_ctl_decision_t *d,
+			    bitstr_t *nodes)
+{
+	int want = d->cpus_per_gpu > 0 ? d->cpus_per_gpu : settings.cpus_per_gpu;
+	int cap;
+
+	if (want <= 0 || job_asked_cpus_per_gpu(job_ptr))
+		return 0;
+	if (want <= settings.cpus_per_gpu)
+		return want;
+	cap = node_cpus_per_gpu(nodes);
+	if (cap > 0 && want > cap)
+		want = MAX(cap, settings.cpus_per_gpu);
+	return want;
+}
+
+/* The job's CPUs per GPU set to `cpus` (> 0) on its GPU request. */
+static void set_job_cpus(job_record_t *job_ptr, int cpus)
+{
+	ListIterator it;
+	gres_state_t *gs;
+	bool changed = false;
+
+	if (cpus <= 0 || cpus > UINT16_MAX)
+		return;
+	it = list_iterator_create(job_ptr->gres_list_req);
+	while ((gs = list_next(it))) {
+		gres_job_state_t *js;
+		if (!is_gpu(gs))
+			continue;
+		js = gs->gres_data;
+		if (js->cpus_per_gres != (uint16_t) cpus) {
+			js->cpus_per_gres = cpus;
+			changed = true;
+		}
+	}
+	list_iterator_destroy(it);
+	if (!changed)
+		return;
+	/* cons_tres caches the request merged by type; rebuilt when absent. */
+	FREE_NULL_LIST(job_ptr->gres_list_req_accum);
+	if (job_set_req_tres)
+		job_set_req_tres(job_ptr, false);
+}
+
+/* The CPUs per GPU the job has now: from its request, 0 when none. */
+static int job_cpus_per_gres(job_record_t *job_ptr)
+{
+	ListIterator it;
+	gres_state_t *gs;
+	int cpus = 0;
+
+	if (!job_ptr->gres_list_req)
+		return 0;
+	it = list_iterator_create(job_ptr->gres_list_req);
+	while ((gs = list_next(it)))
+		if (is_gpu(gs) && !cpus)
+			cpus = ((gres_job_state_t *) gs->gres_data)->cpus_per_gres;
+	list_iterator_destroy(it);
+	return cpus;
 }
 
 /* Every token of an AND-only constraint ("a&b", "a,b" is not AND). */
@@ -516,6 +624,8 @@ extern int omru_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 		/* Any count of the range must fit an empty cluster. */
 		if (moldable)
 			set_job_gpus(job_ptr, g.opts.gpus_min);
+		if (g.opts.set)
+			set_job_cpus(job_ptr, job_cpus_per_gpu(job_ptr, &d, node_bitmap));
 		return DELEGATE();
 	}
 	if (moldable)
@@ -545,6 +655,8 @@ extern int omru_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 		    job_ptr->details->min_nodes <= (uint32_t) d.where_count)
 			bit_and(node_bitmap, planned);
 		FREE_NULL_BITMAP(planned);
+		if (g.opts.set)
+			set_job_cpus(job_ptr, job_cpus_per_gpu(job_ptr, &d, node_bitmap));
 		rc = DELEGATE();
 		if (rc == SLURM_SUCCESS)
 			debug("%s: %pJ starts as planned: %d GPU(s) on %d node(s)",
@@ -556,6 +668,8 @@ extern int omru_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	}
 
 	/* WILL_RUN (backfill, squeue --start): the plan's answer. */
+	if (g.opts.set)
+		set_job_cpus(job_ptr, job_cpus_per_gpu(job_ptr, &d, node_bitmap));
 	rc = DELEGATE();
 	if (d.kind == OMRU_DECIDE_START)
 		return rc;
@@ -660,9 +774,18 @@ extern void omru_job_begin(job_record_t *job_ptr)
 	}
 	pick_linked_gpus(job_ptr);
 	if (g.opts.set) {
+		/* What job_test gave it (its own --cpus-per-gpu is not ours). */
+		int cpus = job_asked_cpus_per_gpu(job_ptr) ? 0 :
+			   job_cpus_per_gres(job_ptr);
+		if (d.loader_need > 0 && cpus > settings.cpus_per_gpu)
+			info("%s: %pJ %s: %d CPUs per GPU (loader demand %d "
+			     "workers, learned%s)", plugin_type, job_ptr,
+			     g.opts.model, cpus, d.loader_need,
+			     cpus < 1 + d.loader_need ?
+				     "; capped at what its nodes have per GPU" : "");
 		nodes = bitmap2node_name(job_ptr->node_bitmap);
 		if (omru_ctl_admin_comment(ctl, job_ptr->job_id, &g.opts, nodes,
-					   time(NULL), comment,
+					   time(NULL), cpus, comment,
 					   sizeof(comment)) == OMRU_OK) {
 			xfree(job_ptr->admin_comment);
 			job_ptr->admin_comment = xstrdup(comment);

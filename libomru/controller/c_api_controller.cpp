@@ -46,6 +46,8 @@ omru::controller::PlanSettings settings_of(const omru::controller::OmruConf &c)
 	s.fairness_factor = c.fairness_factor;
 	s.max_pending = static_cast<size_t>(c.max_pending_planned);
 	s.correction_margin = c.correction_margin;
+	s.cpus_per_gpu = c.cpus_per_gpu;
+	s.loader_cpus = c.loader_cpus;
 	return s;
 }
 
@@ -265,6 +267,8 @@ int omru_ctl_lookup(const omru_ctl_t *ctl, uint32_t job_id, omru_ctl_decision_t 
 	out->runtime_s = d->runtime_s;
 	out->moldable = d->moldable;
 	out->profile = omru::controller::profile_source_name(d->profile);
+	out->cpus_per_gpu = d->cpus_per_gpu;
+	out->loader_need = d->loader_need;
 	out->where_count = static_cast<int>(d->where.size());
 	out->impl = d;
 	return 1;
@@ -298,7 +302,7 @@ void omru_ctl_stats(const omru_ctl_t *ctl, char *buf, size_t len)
 
 int omru_ctl_admin_comment(const omru_ctl_t *ctl, uint32_t job_id,
 			   const omru_job_options_t *opts, const char *nodes,
-			   time_t start, char *buf, size_t len)
+			   time_t start, int cpus_per_gpu, char *buf, size_t len)
 {
 	return guarded(buf, len, [&] {
 		const Decision *d = ctl->ctl->lookup(job_id);
@@ -320,6 +324,8 @@ int omru_ctl_admin_comment(const omru_ctl_t *ctl, uint32_t job_id,
 		if (opts && (opts->set & OMRU_OPT_GPUS))
 			s += " range=" + std::to_string(opts->gpus_min) + "-" +
 			     std::to_string(opts->gpus_max);
+		if (cpus_per_gpu > 0)
+			s += " cpus_per_gpu=" + std::to_string(cpus_per_gpu);
 		if (!d->profiling.empty())
 			s += " profiling=" + omru::format_count_list(d->profiling);
 		put(buf, len, s);
@@ -349,6 +355,8 @@ int omru_ctl_job_end(omru_ctl_t *ctl, uint32_t job_id, uint32_t uid,
 		if (rec.ok()) {
 			if (const std::string *r = rec.value().get("rows"))
 				e.rows = *r;
+			if (const std::string *l = rec.value().get("loader"))
+				e.loader = *l;
 			if (const std::string *p = rec.value().get("profile_s")) {
 				char *end = nullptr;
 				double v = std::strtod(p->c_str(), &end);

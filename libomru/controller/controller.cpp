@@ -6,9 +6,10 @@
 #include <cmath>
 #include <cstdio>
 
+#include "loader/loader_entry.hpp"
 #include "model/admin_comment.hpp"
-
 #include "planner/planner.hpp"
+#include "profiler/loader_model.hpp"
 
 namespace omru {
 namespace controller {
@@ -105,6 +106,22 @@ bool Controller::learn_rows(uint32_t job_id, uint32_t uid, const std::string &mo
 	return changed;
 }
 
+// CPUs per GPU of an OMRU job: CpusPerGpu, raised with LoaderCpus to one
+// CPU for the step plus the loader workers its user's jobs of the model
+// were measured to need (a job confined to its own CPUs loads with those
+// only).  Its own --cpus-per-gpu wins, in the glue.
+void Controller::size_cpus(Decision &d, const JobSnap &j) const
+{
+	if (!j.omru || j.model.empty())
+		return;
+	d.cpus_per_gpu = settings_.cpus_per_gpu;
+	if (!settings_.loader_cpus)
+		return;
+	d.loader_need = store_->loader_need(j.uid, j.model);
+	if (d.loader_need > 0)
+		d.cpus_per_gpu = std::max(d.cpus_per_gpu, 1 + d.loader_need);
+}
+
 std::vector<int> Controller::profiling_counts(const JobSnap &j, int gpus)
 {
 	if (!j.omru || j.model.empty() || gpus < 1 ||
@@ -125,6 +142,43 @@ std::string Controller::job_ended(const JobEnd &e, double now_s)
 		return "";
 	learn_rows(e.job_id, e.uid, e.model, e.gpus, e.nodes, e.rows, now_s);
 	learned_.erase(e.job_id);
+	std::string loader = learn_loader(e, now_s);
+	std::string runtime = learn_runtime(e, now_s);
+	return loader.empty() || runtime.empty() ? loader + runtime
+						 : loader + "; " + runtime;
+}
+
+// The model's loader demand for the job's user from the trainer's last
+// report (spank_omru, AdminComment `loader=W:X:F:R`), checked again here:
+// the field crossed a process boundary.  Any job teaches it, completed or
+// not: the report measured the loader, not the runtime.  A bad field is
+// ignored whole.  RET a line for the log, or "" without a field.
+std::string Controller::learn_loader(const JobEnd &e, double now_s)
+{
+	if (e.loader.empty())
+		return "";
+	const std::string who = "model " + e.model + " of uid " + std::to_string(e.uid);
+	auto sample = parse_loader_field(e.loader);
+	auto model = sample.ok() ? LoaderModel::fit(sample.value()) : std::nullopt;
+	if (!model)
+		return who + ": loader report ignored (" +
+		       (sample.ok() ? std::string("no model fits it") : sample.error()) + ")";
+	int need = std::clamp(model->saturation_workers(), 1, profiler::kMaxLoaderNeed);
+	change(profiler::StoreOp::set_loader_need(e.uid, e.model, need,
+						  static_cast<int64_t>(now_s)));
+	const LoaderSample &s = sample.value();
+	char buf[200];
+	std::snprintf(buf, sizeof(buf),
+		      ": loader demand %d worker(s) per task (%d worker(s) gave "
+		      "%.4g samples/s, waiting for data %.0f%% of the time)",
+		      need, s.workers, s.samples_s, 100 * s.wait_fraction);
+	return who + buf;
+}
+
+// A completed job's real epoch time, learned when it is off the
+// prediction by more than the margin.  RET a line for the log, or "".
+std::string Controller::learn_runtime(const JobEnd &e, double now_s)
+{
 	double work_s = e.run_s - e.profile_s;
 	if (!e.completed || !(e.epochs > 0) || !(work_s > 0))
 		return "";
@@ -255,6 +309,9 @@ void Controller::plan(const Snapshot &snap, double time_cap_ms)
 		out[id].kind = Decision::Kind::Hold;
 	for (uint32_t id : b.unmodelled)
 		out[id].kind = Decision::Kind::Pass;
+	for (const JobSnap &j : snap.jobs)
+		if (auto it = out.find(j.job_id); it != out.end())
+			size_cpus(it->second, j);
 	decisions_ = std::move(out);
 
 	double ms = std::chrono::duration<double, std::milli>(

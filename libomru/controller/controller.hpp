@@ -39,6 +39,13 @@ struct Decision {
 	// (or --omru-profile=force): the counts it should measure, within
 	// its allocation (1, 2, 4, ... and its own count).
 	std::vector<int> profiling;
+	// OMRU jobs: CPUs per GPU for a job that did not ask --cpus-per-gpu
+	// (0: leave its CPUs alone): CpusPerGpu, or with LoaderCpus one per
+	// GPU for the step plus `loader_need`, the loader workers per task
+	// its user's jobs of the model were measured to need (0: unknown).
+	// One task per GPU is the trainer's layout, so per GPU = per task.
+	int cpus_per_gpu = 0;
+	int loader_need = 0;
 };
 
 // A job that ended, for the self-correction (Controller::job_ended).
@@ -52,6 +59,7 @@ struct JobEnd {
 	double run_s = 0;        // end - start, slurmctld's clock
 	double profile_s = 0;    // of run_s, spent profiling (its record)
 	std::string rows;        // its record's `rows`
+	std::string loader;      // its record's `loader` (W:X:F:R), "" if none
 };
 
 struct PlanStats {
@@ -82,8 +90,9 @@ class Controller {
 	// writes them with profiler::merge_save, off slurmctld's hot path).
 	std::vector<profiler::StoreOp> take_unsaved();
 	bool has_unsaved() const { return !unsaved_.empty(); }
-	// A job ended: its last rows are learned, and when its real epoch
-	// time differs from the prediction by more than the margin, the
+	// A job ended: its last rows are learned, its last loader report
+	// gives the model's loader demand for its user, and when its real
+	// epoch time differs from the prediction by more than the margin, the
 	// model's curve for its user is corrected (profile_books.hpp).
 	// RET a line for the log saying what was learned, or "".
 	std::string job_ended(const JobEnd &e, double now_s);
@@ -111,6 +120,9 @@ class Controller {
     private:
 	void change(profiler::StoreOp op);
 	std::vector<int> profiling_counts(const JobSnap &j, int gpus);
+	std::string learn_loader(const JobEnd &e, double now_s);
+	std::string learn_runtime(const JobEnd &e, double now_s);
+	void size_cpus(Decision &d, const JobSnap &j) const;
 
 	std::shared_ptr<profiler::ProfileStore> store_;
 	ProfileBooks books_;

@@ -201,6 +201,10 @@ const std::vector<Key> &keys()
 		  [](std::string_view v, size_t, OmruConf &c, Seen &) {
 			  return whole_in(v, 0, 1024, c.cpus_per_gpu);
 		  } },
+		{ "LoaderCpus",
+		  [](std::string_view v, size_t, OmruConf &c, Seen &) -> std::string {
+			  return parse_bool(v, c.loader_cpus) ? "" : "must be yes or no";
+		  } },
 		{ "PlanRigidJobs",
 		  [](std::string_view v, size_t, OmruConf &c, Seen &) -> std::string {
 			  return parse_bool(v, c.plan_rigid_jobs) ? "" : "must be yes or no";
@@ -370,6 +374,7 @@ std::string format_omru_conf(const OmruConf &c)
 	s += " PlanIntervalMax=" + fmt(c.plan_interval_max_s);
 	s += " PlanTimeMax=" + fmt(c.plan_time_max_ms);
 	s += " CpusPerGpu=" + std::to_string(c.cpus_per_gpu);
+	s += std::string(" LoaderCpus=") + (c.loader_cpus ? "yes" : "no");
 	s += std::string(" PlanRigidJobs=") + (c.plan_rigid_jobs ? "yes" : "no");
 	s += " MaxPendingPlanned=" + std::to_string(c.max_pending_planned);
 	s += std::string(" LogPlans=") + (c.log_plans ? "yes" : "no");

@@ -46,6 +46,11 @@ struct PlanSettings {
 	// A finished job whose real epoch time is off the prediction by more
 	// than this fraction corrects its model's curve (omru.conf).
 	double correction_margin = 0.25;
+	// CPUs per GPU an OMRU job gets when it did not ask (CpusPerGpu=,
+	// 0: its own request stands), and whether its model's loader demand
+	// raises them (LoaderCpus=): one CPU for the step plus its workers.
+	int cpus_per_gpu = 0;
+	bool loader_cpus = false;
 };
 
 class SpeedBook;

@@ -2,10 +2,12 @@
 // AdminComment, the one field a root plugin can fill that reaches sacct in
 // Slurm 22.05.  Three writers share it, each owning its keys:
 //   select/omru at job start  gpus nodes planned_start predicted_s profile
-//                             model epochs range profiling
+//                             model epochs range cpus_per_gpu profiling
 //   spank_omru while running  rows (profile rows the job measured)
 //   spank_omru at job end     epoch_s epochs_done samples_s data_wait
 //                             workers profile_s real_s
+//   spank_omru at step end    loader (the trainer's last loader report,
+//                             W:X:F:R, loader/loader_entry.hpp)
 // An update replaces the whole string, so every writer reads the current
 // line, merges its keys in and writes the result back (merge below).  The
 // line is "omru: KEY=VALUE KEY=VALUE ..."; text an admin put before "omru:"

@@ -1,9 +1,11 @@
 // test_controller.cpp - the Slurm-free half of select/omru: a slurmctld
 // snapshot becomes a planner input, the plan becomes per-job answers, the
-// plan choice survives in a state file, site profiles merge.
+// plan choice survives in a state file, site profiles merge, an ended job's
+// loader report sizes the CPUs of its user's next jobs of the model.
 #include "check_cxx.hpp"
 
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -76,6 +78,49 @@ Snapshot two_nodes_of_4()
 	s.now_s = 1000;
 	s.nodes = { node("n1", 4), node("n2", 4) };
 	return s;
+}
+
+// An OMRU job of `model` that ended (not completed: no runtime to learn)
+// with `loader` in its record.
+JobEnd ended(uint32_t job_id, uint32_t uid, const std::string &model,
+	     const std::string &loader)
+{
+	JobEnd e;
+	e.job_id = job_id;
+	e.uid = uid;
+	e.model = model;
+	e.gpus = 1;
+	e.nodes = 1;
+	e.run_s = 600;
+	e.loader = loader;
+	return e;
+}
+
+// 1 worker gave 200 samples/s waiting 75% of the time, a worker makes 200/s:
+// c = (1 - 0.75) / 200 = 1.25 ms per sample, peak 800/s, 800 / 200 = 4
+// workers per task reach it.
+const char *kNeeds4 = "1:200:0.75:200";
+
+// Pending, one GPU each: resnet of uid 1000, resnet of uid 1001, and a
+// plain job of uid 1000.
+Snapshot resnet_of_two_users_and_a_plain_job()
+{
+	Snapshot s = two_nodes_of_4();
+	s.jobs.push_back(omru_job(1, 0, 1, 1, 10, { 0, 1 }));
+	s.jobs.back().uid = 1000;
+	s.jobs.push_back(omru_job(2, 1, 1, 1, 10, { 0, 1 }));
+	s.jobs.back().uid = 1001;
+	s.jobs.push_back(plain_job(3, 2, 1, 600, { 0, 1 }));
+	s.jobs.back().uid = 1000;
+	return s;
+}
+
+PlanSettings cpus(int cpus_per_gpu, bool loader_cpus)
+{
+	PlanSettings st;
+	st.cpus_per_gpu = cpus_per_gpu;
+	st.loader_cpus = loader_cpus;
+	return st;
 }
 
 } // namespace
@@ -416,11 +461,168 @@ START_TEST(test_c_api_plans_and_answers)
 	o.epochs = 90;
 	o.gpus_min = 1;
 	o.gpus_max = 4;
-	ck_assert_int_eq(omru_ctl_admin_comment(c, 42, &o, "n1", 0, line, sizeof(line)), OMRU_OK);
+	ck_assert_int_eq(omru_ctl_admin_comment(c, 42, &o, "n1", 0, 0, line, sizeof(line)), OMRU_OK);
 	std::string s = line;
 	ck_assert(s.rfind("omru: gpus=2 nodes=n1 planned_start=", 0) == 0);
 	ck_assert(s.find(" predicted_s=600 profile=default model=resnet epochs=90 range=1-4") != std::string::npos);
 	omru_ctl_destroy(c);
+}
+END_TEST
+
+// ---- loader demand: learned at job end, sizes the next jobs' CPUs --------
+
+START_TEST(test_job_end_learns_the_loader_need_from_its_report)
+{
+	Controller c(profiles(kResnet), {});
+	std::string log = c.job_ended(ended(7, 1000, "resnet", kNeeds4), 5000);
+	ck_assert_string_eq(log, "model resnet of uid 1000: loader demand 4 worker(s) per "
+				 "task (1 worker(s) gave 200 samples/s, waiting for data 75% "
+				 "of the time)");
+	ck_assert_int_eq(c.store().loader_need(1000, "resnet"), 4);
+	ck_assert_int_eq(c.store().loader_need_when(1000, "resnet"), 5000);
+	ck_assert_int_eq(c.store().loader_need(1001, "resnet"), 0);
+	ck_assert(!c.store().knows(1000, "resnet")); // still profiles its epochs
+	std::vector<profiler::StoreOp> ops = c.take_unsaved();
+	ck_assert_int_eq(ops.size(), 1);
+	ck_assert(ops[0].kind == profiler::StoreOp::Kind::SetLoaderNeed);
+	ck_assert_int_eq(ops[0].need, 4);
+}
+END_TEST
+
+START_TEST(test_job_end_without_a_loader_report_learns_no_need)
+{
+	Controller c(profiles(kResnet), {});
+	ck_assert_string_eq(c.job_ended(ended(7, 1000, "resnet", ""), 5000), "");
+	ck_assert_int_eq(c.store().loader_need(1000, "resnet"), 0);
+	ck_assert(!c.has_unsaved());
+}
+END_TEST
+
+START_TEST(test_job_end_ignores_a_malformed_loader_report_whole)
+{
+	Controller c(profiles(kResnet), {});
+	// 2 workers, 100/s, half the time waiting: peak 200/s, 2 workers.
+	c.job_ended(ended(1, 1000, "resnet", "2:100:0.5:100"), 10);
+	ck_assert_int_eq(c.store().loader_need(1000, "resnet"), 2);
+	c.take_unsaved();
+	const char *bad[] = {
+		"1:200:0.75",       "1:200:0.75:200:9", ":200:0.75:200",
+		"1:200:0.75:",      "1;200;0.75;200",   "-1:200:0.75:200",
+		"0:200:0.75:200",   "1:-200:0.75:200",  "1:0:0.75:200",
+		"1:200:-0.1:200",   "1:200:1:200",      "1:200:1.5:200",
+		"1:200:0.75:-200",  "1:200:0.75:0",     "1:nan:0.75:200",
+		"1:200:nan:200",    "1:200:0.75:nan",   "1:inf:0.75:200",
+		"1:200:0.75:1e999", "one:200:0.75:200", "1.5:200:0.75:200",
+		"1:200:0.75:fast",  " 1:200:0.75:200",  "+1:200:0.75:200",
+		"1:2e3:0.75:200", // 2000/s from 1 worker of 200/s: not one job
+	};
+	for (const char *f : bad) {
+		std::string log = c.job_ended(ended(2, 1000, "resnet", f), 20);
+		ck_assert_msg(log.rfind("model resnet of uid 1000: loader report ignored (", 0) == 0,
+			      "%s: %s", f, log.c_str());
+		ck_assert_msg(c.store().loader_need(1000, "resnet") == 2, "%s learned", f);
+		ck_assert_msg(!c.has_unsaved(), "%s changed the store", f);
+	}
+}
+END_TEST
+
+START_TEST(test_learned_need_gives_one_cpu_per_gpu_plus_the_workers)
+{
+	Controller c(profiles(kResnet), cpus(2, true));
+	c.job_ended(ended(9, 1000, "resnet", kNeeds4), 500);
+	c.plan(resnet_of_two_users_and_a_plain_job());
+	ck_assert_int_eq(c.lookup(1)->cpus_per_gpu, 5);
+	ck_assert_int_eq(c.lookup(1)->loader_need, 4);
+	// Another user's job of the same model: only CpusPerGpu.
+	ck_assert_int_eq(c.lookup(2)->cpus_per_gpu, 2);
+	ck_assert_int_eq(c.lookup(2)->loader_need, 0);
+	// A plain job: its CPUs are left alone.
+	ck_assert_int_eq(c.lookup(3)->cpus_per_gpu, 0);
+}
+END_TEST
+
+START_TEST(test_without_loader_cpus_the_need_is_not_used)
+{
+	Controller c(profiles(kResnet), cpus(2, false));
+	c.job_ended(ended(9, 1000, "resnet", kNeeds4), 500);
+	c.plan(resnet_of_two_users_and_a_plain_job());
+	ck_assert_int_eq(c.lookup(1)->cpus_per_gpu, 2);
+	ck_assert_int_eq(c.lookup(1)->loader_need, 0);
+	ck_assert_int_eq(c.lookup(2)->cpus_per_gpu, 2);
+	ck_assert_int_eq(c.store().loader_need(1000, "resnet"), 4); // still learned
+}
+END_TEST
+
+START_TEST(test_cpus_per_gpu_above_the_need_stands)
+{
+	Controller c(profiles(kResnet), cpus(8, true));
+	c.job_ended(ended(9, 1000, "resnet", kNeeds4), 500);
+	c.plan(resnet_of_two_users_and_a_plain_job());
+	ck_assert_int_eq(c.lookup(1)->cpus_per_gpu, 8);
+	ck_assert_int_eq(c.lookup(1)->loader_need, 4);
+}
+END_TEST
+
+START_TEST(test_no_cpus_per_gpu_and_no_need_leaves_cpus_alone)
+{
+	Controller c(profiles(kResnet), cpus(0, true));
+	c.plan(resnet_of_two_users_and_a_plain_job());
+	for (uint32_t id = 1; id <= 3; id++)
+		ck_assert_int_eq(c.lookup(id)->cpus_per_gpu, 0);
+	c.job_ended(ended(9, 1000, "resnet", kNeeds4), 500);
+	c.plan(resnet_of_two_users_and_a_plain_job());
+	ck_assert_int_eq(c.lookup(1)->cpus_per_gpu, 5);
+	ck_assert_int_eq(c.lookup(2)->cpus_per_gpu, 0);
+}
+END_TEST
+
+START_TEST(test_c_api_learns_the_loader_need_and_writes_the_cpus)
+{
+	char conf[] = "/tmp/omru-conf-XXXXXX";
+	int fd = mkstemp(conf);
+	ck_assert(fd >= 0);
+	close(fd);
+	std::ofstream(conf) << "LoaderCpus=yes\nCpusPerGpu=2\n";
+	omru_ctl_t *c = omru_ctl_create();
+	char err[256], log[512];
+	ck_assert_int_eq(omru_ctl_configure(c, conf, "/tmp", err, sizeof(err)), OMRU_OK);
+	omru_job_options_t o = {};
+	o.set = OMRU_OPT_MODEL;
+	std::snprintf(o.model, sizeof(o.model), "resnet");
+	ck_assert_int_eq(omru_ctl_job_end(c, 7, 1000, 0, &o, 1, 1, 600,
+					  "omru: gpus=1 model=resnet loader=1:200:0.75:200",
+					  log, sizeof(log)),
+			 OMRU_OK);
+	ck_assert_msg(std::strstr(log, "loader demand 4 worker(s) per task"), "%s", log);
+	ck_assert_int_eq(omru_ctl_snapshot_begin(c, 100, 1), OMRU_OK);
+	ck_assert_int_eq(omru_ctl_snapshot_node(c, 0, "n1", 4, 0, 1), OMRU_OK);
+	int elig[] = { 0 };
+	omru_ctl_job_t j = {};
+	j.job_id = 42;
+	j.submit_s = 90;
+	j.time_limit_s = 600;
+	j.gpus = 1;
+	j.uid = 1000;
+	j.opts = &o;
+	j.eligible = elig;
+	j.eligible_count = 1;
+	ck_assert_int_eq(omru_ctl_snapshot_job(c, &j, err, sizeof(err)), OMRU_OK);
+	ck_assert_int_eq(omru_ctl_plan(c, err, sizeof(err)), OMRU_OK);
+	omru_ctl_decision_t d;
+	ck_assert_int_eq(omru_ctl_lookup(c, 42, &d), 1);
+	ck_assert_int_eq(d.kind, OMRU_DECIDE_START);
+	ck_assert_int_eq(d.cpus_per_gpu, 5);
+	ck_assert_int_eq(d.loader_need, 4);
+	char line[512];
+	ck_assert_int_eq(omru_ctl_admin_comment(c, 42, &o, "n1", 0, 5, line, sizeof(line)),
+			 OMRU_OK);
+	ck_assert_msg(std::strstr(line, " model=resnet cpus_per_gpu=5"), "%s", line);
+	// Its own --cpus-per-gpu won: nothing of ours to record.
+	ck_assert_int_eq(omru_ctl_admin_comment(c, 42, &o, "n1", 0, 0, line, sizeof(line)),
+			 OMRU_OK);
+	ck_assert_msg(!std::strstr(line, "cpus_per_gpu"), "%s", line);
+	omru_ctl_destroy(c);
+	std::remove(conf);
 }
 END_TEST
 
@@ -460,6 +662,14 @@ int main(void)
 	tcase_add_test(tc, test_site_profiles_report_the_bad_file_and_line);
 	tcase_add_test(tc, test_c_api_plans_and_answers);
 	tcase_add_test(tc, test_select_gpus_prefers_the_nvlinked_pair);
+	tcase_add_test(tc, test_job_end_learns_the_loader_need_from_its_report);
+	tcase_add_test(tc, test_job_end_without_a_loader_report_learns_no_need);
+	tcase_add_test(tc, test_job_end_ignores_a_malformed_loader_report_whole);
+	tcase_add_test(tc, test_learned_need_gives_one_cpu_per_gpu_plus_the_workers);
+	tcase_add_test(tc, test_without_loader_cpus_the_need_is_not_used);
+	tcase_add_test(tc, test_cpus_per_gpu_above_the_need_stands);
+	tcase_add_test(tc, test_no_cpus_per_gpu_and_no_need_leaves_cpus_alone);
+	tcase_add_test(tc, test_c_api_learns_the_loader_need_and_writes_the_cpus);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -59,6 +59,7 @@ START_TEST(test_empty_text_gives_the_defaults)
 	ck_assert_double_eq(c.plan_interval_max_s, 30);
 	ck_assert_double_eq(c.plan_time_max_ms, 200);
 	ck_assert_int_eq(c.cpus_per_gpu, 0);
+	ck_assert(!c.loader_cpus);
 	ck_assert(c.plan_rigid_jobs);
 	ck_assert_int_eq(c.max_pending_planned, 5000);
 	ck_assert(!c.log_plans);
@@ -71,6 +72,7 @@ START_TEST(test_every_key_is_read)
 			    "ProfileFile=/a.csv\n"
 			    "StateDir=/var/omru\nPlanIntervalMin=0.5\n"
 			    "PlanIntervalMax=10\nPlanTimeMax=50\nCpusPerGpu=4\n"
+			    "LoaderCpus=yes\n"
 			    "PlanRigidJobs=no\nMaxPendingPlanned=100\nLogPlans=yes\n");
 	ck_assert(c.objective == planner::Objective::MeanJct);
 	ck_assert_double_eq(c.fairness_factor, 2.5);
@@ -81,6 +83,7 @@ START_TEST(test_every_key_is_read)
 	ck_assert_double_eq(c.plan_interval_max_s, 10);
 	ck_assert_double_eq(c.plan_time_max_ms, 50);
 	ck_assert_int_eq(c.cpus_per_gpu, 4);
+	ck_assert(c.loader_cpus);
 	ck_assert(!c.plan_rigid_jobs);
 	ck_assert_int_eq(c.max_pending_planned, 100);
 	ck_assert(c.log_plans);
@@ -147,6 +150,17 @@ START_TEST(test_booleans_accept_yes_true_1_and_no_false_0)
 }
 END_TEST
 
+START_TEST(test_loader_cpus_is_a_boolean_off_by_default)
+{
+	ck_assert(parsed("LoaderCpus=yes").loader_cpus);
+	ck_assert(parsed("loadercpus=TRUE").loader_cpus);
+	ck_assert(parsed("LoaderCpus=1").loader_cpus);
+	ck_assert(!parsed("LoaderCpus=no").loader_cpus);
+	ck_assert(!parsed("LoaderCpus=0").loader_cpus);
+	ck_assert(!parsed("CpusPerGpu=4").loader_cpus);
+}
+END_TEST
+
 START_TEST(test_paths_keep_their_case)
 {
 	OmruConf c = parsed("StateDir=/Var/OMRU\nProfileFile=/Etc/Profiles.CSV");
@@ -200,7 +214,8 @@ START_TEST(test_unknown_key_lists_the_known_ones)
 	ck_assert_string_eq(error_of("\nObjectiv=jct\n"),
 			    "omru.conf:2: unknown key 'Objectiv' (known: Objective, "
 			    "FairnessFactor, ProfileFile, StateDir, PlanIntervalMin, "
-			    "PlanIntervalMax, PlanTimeMax, CorrectionMargin, CpusPerGpu, PlanRigidJobs, "
+			    "PlanIntervalMax, PlanTimeMax, CorrectionMargin, CpusPerGpu, LoaderCpus, "
+			    "PlanRigidJobs, "
 			    "MaxPendingPlanned, LogPlans)");
 }
 END_TEST
@@ -210,7 +225,8 @@ START_TEST(test_include_is_an_unknown_key)
 	ck_assert_string_eq(error_of("Include=/etc/slurm/omru-more.conf"),
 			    "omru.conf:1: unknown key 'Include' (known: Objective, "
 			    "FairnessFactor, ProfileFile, StateDir, PlanIntervalMin, "
-			    "PlanIntervalMax, PlanTimeMax, CorrectionMargin, CpusPerGpu, PlanRigidJobs, "
+			    "PlanIntervalMax, PlanTimeMax, CorrectionMargin, CpusPerGpu, LoaderCpus, "
+			    "PlanRigidJobs, "
 			    "MaxPendingPlanned, LogPlans)");
 }
 END_TEST
@@ -355,6 +371,10 @@ START_TEST(test_bad_boolean_is_an_error)
 			    "omru.conf:1: PlanRigidJobs=maybe: must be yes or no");
 	ck_assert_string_eq(error_of("LogPlans=y"),
 			    "omru.conf:1: LogPlans=y: must be yes or no");
+	ck_assert_string_eq(error_of("LoaderCpus=job"),
+			    "omru.conf:1: LoaderCpus=job: must be yes or no");
+	ck_assert_string_eq(error_of("LoaderCpus=yes\nLoaderCpus=no"),
+			    "omru.conf:2: LoaderCpus is given twice (first on line 1)");
 }
 END_TEST
 
@@ -478,7 +498,7 @@ START_TEST(test_format_writes_every_key_at_its_default)
 	ck_assert_string_eq(format_omru_conf(OmruConf{}),
 			    "Objective=makespan FairnessFactor=0 ProfileFile=(none) "
 			    "StateDir=(default) PlanIntervalMin=1 PlanIntervalMax=30 "
-			    "PlanTimeMax=200 CpusPerGpu=0 PlanRigidJobs=yes "
+			    "PlanTimeMax=200 CpusPerGpu=0 LoaderCpus=no PlanRigidJobs=yes "
 			    "MaxPendingPlanned=5000 LogPlans=no CorrectionMargin=0.25");
 }
 END_TEST
@@ -489,13 +509,13 @@ START_TEST(test_format_writes_the_values_read)
 			    "ProfileFile=/a.csv\nProfileFile=/b.csv\n"
 			    "StateDir=/var/omru\nPlanIntervalMin=0.1\n"
 			    "PlanIntervalMax=86400\nPlanTimeMax=12345.678\nCpusPerGpu=4\n"
-			    "PlanRigidJobs=no\nMaxPendingPlanned=1000000\nLogPlans=yes\n"
+			    "LoaderCpus=yes\nPlanRigidJobs=no\nMaxPendingPlanned=1000000\nLogPlans=yes\n"
 			    "CorrectionMargin=0.5\n");
 	ck_assert_string_eq(format_omru_conf(c),
 			    "Objective=jct FairnessFactor=2.25 ProfileFile=/a.csv "
 			    "ProfileFile=/b.csv StateDir=/var/omru PlanIntervalMin=0.1 "
 			    "PlanIntervalMax=86400 PlanTimeMax=12345.678 CpusPerGpu=4 "
-			    "PlanRigidJobs=no MaxPendingPlanned=1000000 LogPlans=yes "
+			    "LoaderCpus=yes PlanRigidJobs=no MaxPendingPlanned=1000000 LogPlans=yes "
 			    "CorrectionMargin=0.5");
 }
 END_TEST
@@ -512,6 +532,7 @@ int main(void)
 	tcase_add_test(read, test_keys_are_case_insensitive);
 	tcase_add_test(read, test_objective_and_boolean_words_are_case_insensitive);
 	tcase_add_test(read, test_booleans_accept_yes_true_1_and_no_false_0);
+	tcase_add_test(read, test_loader_cpus_is_a_boolean_off_by_default);
 	tcase_add_test(read, test_paths_keep_their_case);
 	tcase_add_test(read, test_range_bounds_are_accepted);
 	tcase_add_test(read, test_interval_max_equal_to_min_is_accepted);

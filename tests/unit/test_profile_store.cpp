@@ -1,6 +1,7 @@
 // test_profile_store.cpp - the profile store slurmctld learns into and
 // omru-profile edits (profiler/): rows per (user, model) with their source,
-// the bounds (oldest measurement first), corrections and forgetting, the
+// the bounds (oldest measurement first), corrections, loader demands and
+// forgetting, the
 // versioned text read back exactly and refused with FILE:LINE when it is
 // not a store, the file (atomic save, merge of two writers, a corrupt file
 // moved aside, the stamp that tells slurmctld someone else wrote), how
@@ -190,6 +191,85 @@ START_TEST(test_corrections_and_forgetting)
 }
 END_TEST
 
+START_TEST(test_loader_need_is_kept_per_user_and_model)
+{
+	ProfileStore s;
+	ck_assert(s.apply(StoreOp::set_loader_need(1000, "resnet", 4, 100)));
+	ck_assert_int_eq(s.loader_need(1000, "resnet"), 4);
+	ck_assert_int_eq(s.loader_need_when(1000, "resnet"), 100);
+	ck_assert_int_eq(s.loader_need(1001, "resnet"), 0);
+	ck_assert_int_eq(s.loader_need(1000, "vgg"), 0);
+	ck_assert(s.apply(StoreOp::set_loader_need(1000, "resnet", 6, 200)));
+	ck_assert_int_eq(s.loader_need(1000, "resnet"), 6);
+	ck_assert_int_eq(s.loader_need_when(1000, "resnet"), 200);
+	ck_assert_int_eq(s.models(1000).size(), 1);
+}
+END_TEST
+
+START_TEST(test_a_loader_need_alone_is_no_row)
+{
+	ProfileStore s;
+	s.apply(StoreOp::set_loader_need(1000, "resnet", 4, 100));
+	ck_assert(!s.knows(1000, "resnet")); // its jobs still profile themselves
+	ck_assert_int_eq(s.row_count(), 0);
+	s.apply(StoreOp::add_row(1000, row("resnet", 1, 100, 101)));
+	ck_assert(s.knows(1000, "resnet"));
+	ck_assert_int_eq(s.loader_need(1000, "resnet"), 4);
+}
+END_TEST
+
+START_TEST(test_invalid_loader_needs_are_ignored)
+{
+	ProfileStore s;
+	ck_assert(!s.apply(StoreOp::set_loader_need(1, "m", 0, 1)));
+	ck_assert(!s.apply(StoreOp::set_loader_need(1, "m", -3, 1)));
+	ck_assert(!s.apply(StoreOp::set_loader_need(1, "m", 257, 1)));
+	ck_assert(!s.apply(StoreOp::set_loader_need(1, "bad model", 2, 1)));
+	ck_assert(!s.apply(StoreOp::set_loader_need(1, "m", 2, -1)));
+	ck_assert(s.apply(StoreOp::set_loader_need(1, "m", 256, 1)));
+	ck_assert_int_eq(s.generation(), 1);
+	ck_assert_int_eq(s.loader_need(1, "m"), 256);
+}
+END_TEST
+
+START_TEST(test_forgetting_drops_the_loader_need)
+{
+	ProfileStore s;
+	s.apply(StoreOp::set_loader_need(1, "m", 3, 1));
+	s.apply(StoreOp::set_loader_need(1, "n", 3, 1));
+	s.apply(StoreOp::set_loader_need(2, "m", 5, 1));
+	s.apply(StoreOp::set_loader_need(3, "n", 7, 1));
+	ck_assert(s.apply(StoreOp::forget(1, "m")));
+	ck_assert_int_eq(s.loader_need(1, "m"), 0);
+	ck_assert_int_eq(s.loader_need(1, "n"), 3);
+	ck_assert(s.apply(StoreOp::forget_model("m")));
+	ck_assert_int_eq(s.loader_need(2, "m"), 0);
+	ck_assert(s.apply(StoreOp::forget_user(1)));
+	ck_assert_int_eq(s.loader_need(1, "n"), 0);
+	ck_assert_int_eq(s.loader_need(3, "n"), 7);
+}
+END_TEST
+
+START_TEST(test_a_loader_need_counts_as_a_model_in_the_bounds)
+{
+	StoreLimits l;
+	l.models_per_user = 2;
+	ProfileStore s(l);
+	s.apply(StoreOp::set_loader_need(1, "a", 2, 100));
+	s.apply(StoreOp::set_loader_need(1, "b", 2, 50)); // the stalest
+	s.apply(StoreOp::add_row(1, row("c", 1, 10, 300)));
+	ck_assert_int_eq(s.models(1).size(), 2);
+	ck_assert_int_eq(s.loader_need(1, "a"), 2);
+	ck_assert_int_eq(s.loader_need(1, "b"), 0);
+	ck_assert(s.knows(1, "c"));
+	// Learning a need freshens the model: now "c" is the stalest.
+	s.apply(StoreOp::set_loader_need(1, "a", 3, 400));
+	s.apply(StoreOp::set_loader_need(1, "d", 2, 350));
+	ck_assert(!s.knows(1, "c"));
+	ck_assert_int_eq(s.loader_need(1, "a"), 3);
+}
+END_TEST
+
 // ---- its text ----------------------------------------------------------
 
 START_TEST(test_text_reads_back_exactly)
@@ -207,19 +287,64 @@ START_TEST(test_text_reads_back_exactly)
 	ck_assert(back.value().rows(1000, "resnet50")[0].epoch_s == 0.1 + 0.2);
 	ck_assert(back.value().rows(1000, "resnet50")[1].source == RowSource::Runtime);
 	ck_assert(back.value().correction(1000, "vgg") == 1.0 / 3);
-	ck_assert_string_eq(s.serialize().substr(0, 24), "# omru profile store v1\n");
+	ck_assert_string_eq(s.serialize().substr(0, 24), "# omru profile store v2\n");
+}
+END_TEST
+
+START_TEST(test_loader_need_is_written_as_its_own_line_and_reads_back)
+{
+	ProfileStore s;
+	s.apply(StoreOp::add_row(1000, row("resnet50", 1, 100, 1763800000)));
+	s.apply(StoreOp::set_correction(1000, "resnet50", 1.5, 1763800001));
+	s.apply(StoreOp::set_loader_need(1000, "resnet50", 4, 1763800002));
+	s.apply(StoreOp::set_loader_need(1001, "vgg", 12, 1763800003));
+	ck_assert_string_eq(s.serialize(),
+			    "# omru profile store v2\n"
+			    "kind,uid,model,gpus,nodes,epoch_s,source,when,job_id\n"
+			    "row,1000,resnet50,1,0,100,measured,1763800000,1763800000\n"
+			    "correction,1000,resnet50,0,0,1.5,,1763800001,0\n"
+			    "loader_need,1000,resnet50,0,0,4,,1763800002,0\n"
+			    "loader_need,1001,vgg,0,0,12,,1763800003,0\n");
+	auto back = ProfileStore::parse(s.serialize(), "x");
+	ck_assert_msg(back.ok(), "%s", back.error().c_str());
+	ck_assert_string_eq(back.value().serialize(), s.serialize());
+	ck_assert_int_eq(back.value().loader_need(1000, "resnet50"), 4);
+	ck_assert_int_eq(back.value().loader_need_when(1001, "vgg"), 1763800003);
+	ck_assert(!back.value().knows(1001, "vgg"));
+}
+END_TEST
+
+START_TEST(test_a_v1_store_still_reads_and_is_written_as_v2)
+{
+	const std::string v1 = "# omru profile store v1\n"
+			       "kind,uid,model,gpus,nodes,epoch_s,source,when,job_id\n"
+			       "row,1000,resnet50,1,0,100,measured,1763800000,17\n"
+			       "correction,1000,vgg,0,0,2,,1763800002,0\n"
+			       "row,4294967295,vgg,4,2,30.5,site,1763800001,0\n";
+	auto s = ProfileStore::parse(v1, "old");
+	ck_assert_msg(s.ok(), "%s", s.error().c_str());
+	ck_assert_int_eq(s.value().row_count(), 2);
+	ck_assert(s.value().correction(1000, "vgg") == 2);
+	ck_assert_int_eq(s.value().loader_need(1000, "resnet50"), 0);
+	ck_assert_string_eq(s.value().serialize(),
+			    "# omru profile store v2\n" + v1.substr(24));
+	// loader_need lines came with v2: a v1 file with one is not a v1 store.
+	auto mixed = ProfileStore::parse(v1 + "loader_need,1000,resnet50,0,0,4,,1,0\n", "old");
+	ck_assert(!mixed.ok());
+	ck_assert_string_eq(mixed.error(),
+			    "old:6: kind 'loader_need': expected row, correction (a v1 store)");
 }
 END_TEST
 
 START_TEST(test_text_that_is_not_a_store_is_refused_with_its_line)
 {
-	const std::string head = "# omru profile store v1\n"
+	const std::string head = "# omru profile store v2\n"
 				 "kind,uid,model,gpus,nodes,epoch_s,source,when,job_id\n";
 	struct {
 		std::string text, error;
 	} cases[] = {
 		{ "", "f:0: empty" },
-		{ "# omru profile store v2\n", "f:1: not an omru profile store" },
+		{ "# omru profile store v3\n", "f:1: not an omru profile store" },
 		{ "# omru profile store v1\nkind,uid\n", "f:2: expected the header" },
 		{ head + "row,1,m,1,0,5,measured,1\n", "f:3: expected 9 fields, found 8" },
 		{ head + "row,1,m,1,0,5,guessed,1,0\n", "f:3: source 'guessed'" },
@@ -229,6 +354,10 @@ START_TEST(test_text_that_is_not_a_store_is_refused_with_its_line)
 		  "f:4: a number out of range" },
 		{ head + "fact,1,m,1,0,5,measured,1,0\n", "f:3: kind 'fact'" },
 		{ head + "correction,1,m,0,0,500,,1,0\n", "f:3: correction:" },
+		{ head + "loader_need,1,m,0,0,0,,1,0\n", "f:3: loader_need: a valid model" },
+		{ head + "loader_need,1,m,0,0,257,,1,0\n", "f:3: loader_need:" },
+		{ head + "loader_need,1,m,0,0,2.5,,1,0\n", "f:3: loader_need:" },
+		{ head + "loader_need,1,bad model,0,0,2,,1,0\n", "f:3: loader_need:" },
 	};
 	for (const auto &c : cases) {
 		auto r = ProfileStore::parse(c.text, "f");
@@ -474,10 +603,17 @@ int main(void)
 	tcase_add_test(store, test_oldest_row_goes_first_when_a_model_is_full);
 	tcase_add_test(store, test_stalest_model_then_stalest_user_go_when_full);
 	tcase_add_test(store, test_corrections_and_forgetting);
+	tcase_add_test(store, test_loader_need_is_kept_per_user_and_model);
+	tcase_add_test(store, test_a_loader_need_alone_is_no_row);
+	tcase_add_test(store, test_invalid_loader_needs_are_ignored);
+	tcase_add_test(store, test_forgetting_drops_the_loader_need);
+	tcase_add_test(store, test_a_loader_need_counts_as_a_model_in_the_bounds);
 	suite_add_tcase(s, store);
 	TCase *text = tcase_create("text");
 	tcase_add_test(text, test_text_reads_back_exactly);
 	tcase_add_test(text, test_text_that_is_not_a_store_is_refused_with_its_line);
+	tcase_add_test(text, test_loader_need_is_written_as_its_own_line_and_reads_back);
+	tcase_add_test(text, test_a_v1_store_still_reads_and_is_written_as_v2);
 	suite_add_tcase(s, text);
 	TCase *file = tcase_create("file");
 	tcase_add_test(file, test_missing_file_is_an_empty_store_and_a_save_reads_back);

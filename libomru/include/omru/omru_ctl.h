@@ -109,6 +109,13 @@ typedef struct {
 	double runtime_s;
 	int moldable;
 	const char *profile; /* "site", "estimated", "default", ... */
+	/* OMRU jobs: CPUs per GPU for a job that did not ask --cpus-per-gpu
+	 * (0: leave its CPUs alone): CpusPerGpu, or with LoaderCpus=yes at
+	 * least one for the step plus loader_need, the loader workers per
+	 * task its user's jobs of the model were measured to need (0:
+	 * unknown, or LoaderCpus=no).  Other jobs: both 0. */
+	int cpus_per_gpu;
+	int loader_need;
 	int where_count; /* START: entries for omru_ctl_decision_where() */
 	const void *impl;
 } omru_ctl_decision_t;
@@ -131,19 +138,26 @@ void omru_ctl_stats(const omru_ctl_t *ctl, char *buf, size_t len);
 /*
  * omru_ctl_admin_comment - the job's AdminComment line:
  * "omru: gpus=4 nodes=n[1-2] planned_start=2026-11-22T12:00:00
- *  predicted_s=812 profile=site model=resnet50 epochs=90 range=1-8"
+ *  predicted_s=812 profile=site model=resnet50 epochs=90 range=1-8
+ *  cpus_per_gpu=4"
  * IN nodes - Slurm's node list of the allocation (or NULL)
  * IN opts - the job's options (or NULL)
+ * IN cpus_per_gpu - the CPUs per GPU select/omru gave the job, written as
+ *    cpus_per_gpu= when > 0 (0: it set none, the job's own request stood)
+ * RET OMRU_OK, or OMRU_EINVAL when the last plan did not have the job or
+ *    the line did not fit in buf
  */
 int omru_ctl_admin_comment(const omru_ctl_t *ctl, uint32_t job_id,
 			   const omru_job_options_t *opts, const char *nodes,
-			   time_t start, char *buf, size_t len);
+			   time_t start, int cpus_per_gpu, char *buf, size_t len);
 
 /*
  * omru_ctl_job_end - a GPU job ended (job_fini): its last reported rows are
- * learned, and a completed OMRU job whose real epoch time is off the
- * prediction by more than CorrectionMargin corrects its model's curve.
- * IN comment - its AdminComment (rows=, profile_s=), or NULL
+ * learned, its trainer's last loader report (loader=W:X:F:R) gives its
+ * model's loader demand for its user (a malformed one is ignored), and a
+ * completed OMRU job whose real epoch time is off the prediction by more
+ * than CorrectionMargin corrects its model's curve.
+ * IN comment - its AdminComment (rows=, loader=, profile_s=), or NULL
  * OUT log - what was learned, "" if nothing
  */
 int omru_ctl_job_end(omru_ctl_t *ctl, uint32_t job_id, uint32_t uid,

@@ -17,9 +17,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <queue>
 #include <set>
+#include <unordered_map>
+
+#include "planner/free_gpu_index.hpp"
 
 namespace omru {
 namespace planner {
@@ -44,6 +48,23 @@ struct JobState {
 	unsigned version = 0; // tells stale completion events apart
 };
 
+// Waiting jobs that start under the same conditions: the same GPU count,
+// node set and spreads without a row.  Which of them may start depends
+// only on the free GPUs, so the start phase asks each class once instead of
+// each waiting job (see start_phase).
+struct StartClass {
+	int gpus = 0;
+	int set = -1;
+	int curve = -1;  // one member's curve and option: its NaN spreads are
+	int option = -1; // every member's
+	// Some spread has no row: a class that does not fit may fit again
+	// after a start takes GPUs (the packing lands on a different spread).
+	bool may_flip = false;
+	std::vector<int> pos;  // members' positions in the order, ascending
+	std::vector<int> skip; // skip[i]: first member >= i still waiting
+	int waiting = 0;
+};
+
 struct Event {
 	double t;
 	int job;
@@ -58,15 +79,15 @@ class PlanRun {
     public:
 	PlanRun(const PlanInput &in, const Candidate &c, bool record)
 		: in_(in), c_(c), record_(record), jobs_(in.jobs.size()),
-		  free_(in.free_per_node), skip_(c.order.size() + 1)
+		  free_(in.free_per_node, in.gpus_per_node, in.node_sets)
 	{
-		for (int f : free_)
-			free_total_ += f;
 		if (record)
 			out_.jobs.resize(in.jobs.size());
 	}
 
-	Outcome run();
+	// IN give_up_after: stop once simulated time passes it (the plan's
+	// makespan can then only be later); the outcome says so.
+	Outcome run(double give_up_after);
 
     private:
 	const SpeedCurve &curve(int job) const
@@ -82,8 +103,8 @@ class PlanRun {
 		return std::max(0.0, s.left_at_progress_start - done);
 	}
 	// pack_gpus on the free GPUs of a node set (-1: every node),
-	// remembered until they change: a queue scan asks the same question
-	// for every waiting job of one size.
+	// remembered until they change: several classes of one size ask the
+	// same question.
 	const std::optional<NodeCounts> &packed_now(int gpus, int set)
 	{
 		size_t s = static_cast<size_t>(set + 1);
@@ -98,34 +119,28 @@ class PlanRun {
 			gen.resize(gpus + 1, 0);
 		}
 		if (gen[gpus] != free_gen_) {
-			cache[gpus] = pack_in_set(free_, gpus, set);
+			cache[gpus] = free_.pack(gpus, set);
 			gen[gpus] = free_gen_;
 		}
 		return cache[gpus];
 	}
-	std::optional<NodeCounts> pack_in_set(const std::vector<int> &free, int gpus,
-					      int set) const
-	{
-		return set < 0 ? pack_gpus(free, gpus)
-			       : pack_gpus(free, gpus, in_.node_sets[set]);
-	}
 	void take(const NodeCounts &where)
 	{
 		free_gen_++;
-		for (auto [node, n] : where) {
-			free_[node] -= n;
-			free_total_ -= n;
-		}
+		free_.take(where);
 	}
 	void give_back(const NodeCounts &where)
 	{
 		free_gen_++;
-		for (auto [node, n] : where) {
-			free_[node] += n;
-			free_total_ += n;
-		}
+		free_.give_back(where);
 	}
 	void add_running_inputs();
+	void set_resizable_from(int job, double t);
+	void refresh_growable(int job);
+	void build_classes();
+	int class_next(StartClass &k, int i);
+	int first_waiting_from(int k, int pos);
+	void start(int k, int pos, const NodeCounts &packed);
 	void run_segment(int job, int option, NodeCounts where, double epoch_s,
 			 double left, double progress_start);
 	int next_waiting(int pos);
@@ -139,7 +154,7 @@ class PlanRun {
 		double epoch_s = 0;
 		double end_s = kInf;
 	};
-	Growth placed_growth(int job, int option) const;
+	Growth placed_growth(int job, int option);
 	void resize(int job, const Growth &g);
 	void finish(int job);
 
@@ -147,23 +162,25 @@ class PlanRun {
 	const Candidate &c_;
 	const bool record_;
 	std::vector<JobState> jobs_;
-	std::vector<int> free_;
-	int free_total_ = 0;
+	FreeGpuIndex free_;
 	unsigned long free_gen_ = 1; // changes whenever free_ does
 	// By node set + 1, then by GPU count.
 	std::vector<std::vector<std::optional<NodeCounts>>> pack_cache_;
 	std::vector<std::vector<unsigned long>> pack_cache_gen_;
 	double t_ = 0;
-	// Waiting jobs in priority order: skip_[p] is the first position >= p
-	// of c_.order still waiting (path-compressed, as in union-find).
-	std::vector<int> skip_;
 	int waiting_ = 0;
-	// Waiting jobs per GPU count, to stop scanning when nothing can fit.
+	std::vector<StartClass> classes_;
+	std::vector<int> active_;   // classes with waiting members
+	std::vector<int> deferred_; // start_phase: may fit again later
+	// Waiting jobs per GPU count, to skip start phases nothing can fill.
 	std::vector<int> waiting_by_gpus_;
 	int min_waiting_gpus_ = 1;
 	std::vector<int> blocked_; // could not grow at this instant
 	// Running jobs by planned end: reuse looks at the latest few only.
 	std::set<std::pair<double, int>> by_end_;
+	// The running jobs reuse may grow now (a count in their curve,
+	// resizable from t_ or before, not blocked), by planned end.
+	std::set<std::pair<double, int>> growable_;
 	std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
 	Outcome out_;
 };
@@ -172,8 +189,10 @@ void PlanRun::run_segment(int job, int option, NodeCounts where, double epoch_s,
 			  double left, double progress_start)
 {
 	JobState &s = jobs_[job];
-	if (s.phase == JobState::Phase::Running)
+	if (s.phase == JobState::Phase::Running) {
 		by_end_.erase({ s.end_s, job });
+		growable_.erase({ s.end_s, job });
+	}
 	s.phase = JobState::Phase::Running;
 	s.option = option;
 	s.gpus = 0;
@@ -192,6 +211,22 @@ void PlanRun::run_segment(int job, int option, NodeCounts where, double epoch_s,
 			{ t_, s.end_s, s.gpus, static_cast<int>(s.where.size()) });
 }
 
+void PlanRun::set_resizable_from(int job, double t)
+{
+	jobs_[job].resizable_from_s = t;
+	refresh_growable(job);
+}
+
+void PlanRun::refresh_growable(int job)
+{
+	const JobState &s = jobs_[job];
+	if (s.phase == JobState::Phase::Running && s.option >= 0 &&
+	    s.resizable_from_s <= t_)
+		growable_.insert({ s.end_s, job });
+	else
+		growable_.erase({ s.end_s, job });
+}
+
 void PlanRun::add_running_inputs()
 {
 	for (size_t j = 0; j < in_.jobs.size(); j++) {
@@ -204,70 +239,171 @@ void PlanRun::add_running_inputs()
 		run_segment(static_cast<int>(j), option, pj.where, pj.epoch_s,
 			    pj.epochs_at_progress_start, pj.progress_start_s);
 		JobState &s = jobs_[j];
-		s.resizable_from_s = !pj.resizable ? kInf
-				     : std::max(in_.now_s, pj.progress_start_s);
+		set_resizable_from(static_cast<int>(j),
+				   !pj.resizable ? kInf
+						 : std::max(in_.now_s, pj.progress_start_s));
 		if (s.resizable_from_s > in_.now_s && std::isfinite(s.resizable_from_s))
 			events_.push({ s.resizable_from_s, static_cast<int>(j), s.version });
 	}
 }
 
-int PlanRun::next_waiting(int pos)
+// Classes of the waiting jobs, members in priority order.  A class is
+// (GPU count, node set, the spreads its curve has no row for): two jobs of
+// one class fit, or do not, at the same moments.
+void PlanRun::build_classes()
 {
-	int root = pos;
-	while (skip_[root] != root)
-		root = skip_[root];
-	while (skip_[pos] != root) {
-		int next = skip_[pos];
-		skip_[pos] = root;
-		pos = next;
+	std::map<std::pair<int, std::vector<char>>, int> pattern_ids;
+	std::vector<std::vector<int>> pattern(in_.curves.size());
+	std::unordered_map<long long, int> class_ids;
+	for (int pos = 0; pos < static_cast<int>(c_.order.size()); pos++) {
+		int job = c_.order[pos];
+		int cv_i = in_.jobs[job].curve, option = c_.option[job];
+		const SpeedCurve &cv = in_.curves[cv_i];
+		std::vector<int> &ids = pattern[cv_i];
+		if (ids.empty())
+			ids.assign(cv.gpus.size(), -1);
+		if (ids[option] < 0) {
+			std::vector<char> nan;
+			for (double e : cv.epoch_s[option])
+				nan.push_back(std::isnan(e));
+			auto key = std::make_pair(cv.gpus[option], std::move(nan));
+			auto it = pattern_ids.emplace(std::move(key),
+						      static_cast<int>(pattern_ids.size()));
+			ids[option] = it.first->second;
+		}
+		long long key = static_cast<long long>(ids[option]) *
+					(static_cast<long long>(in_.node_sets.size()) + 1) +
+				(in_.jobs[job].node_set + 1);
+		auto [it, added] = class_ids.emplace(key, static_cast<int>(classes_.size()));
+		if (added) {
+			StartClass k;
+			k.gpus = cv.gpus[option];
+			k.set = in_.jobs[job].node_set;
+			k.curve = cv_i;
+			k.option = option;
+			for (size_t n = 1; n < cv.epoch_s[option].size(); n++)
+				k.may_flip |= std::isnan(cv.epoch_s[option][n]);
+			classes_.push_back(std::move(k));
+			active_.push_back(it->second);
+		}
+		StartClass &k = classes_[it->second];
+		k.pos.push_back(pos);
+		k.waiting++;
+	}
+	for (StartClass &k : classes_) {
+		k.skip.resize(k.pos.size() + 1);
+		for (size_t i = 0; i < k.skip.size(); i++)
+			k.skip[i] = static_cast<int>(i);
+	}
+}
+
+// The first member >= i still waiting (path-compressed, as in union-find).
+int PlanRun::class_next(StartClass &k, int i)
+{
+	int root = i;
+	while (k.skip[root] != root)
+		root = k.skip[root];
+	while (k.skip[i] != root) {
+		int next = k.skip[i];
+		k.skip[i] = root;
+		i = next;
 	}
 	return root;
 }
 
+// The position of class k's first waiting member at or after `pos`, or -1.
+int PlanRun::first_waiting_from(int k, int pos)
+{
+	StartClass &c = classes_[k];
+	int i = static_cast<int>(std::lower_bound(c.pos.begin(), c.pos.end(), pos) -
+				 c.pos.begin());
+	i = class_next(c, i);
+	return i < static_cast<int>(c.pos.size()) ? c.pos[i] : -1;
+}
+
+void PlanRun::start(int k, int pos, const NodeCounts &packed)
+{
+	StartClass &c = classes_[k];
+	int job = c_.order[pos];
+	int option = c_.option[job];
+	const SpeedCurve &cv = curve(job);
+	double e = cv.epoch_s[option][packed.size()];
+	NodeCounts where = packed;
+	take(where);
+	if (record_ && t_ == in_.now_s)
+		out_.now.push_back({ Action::Kind::Start, job, c.gpus, where });
+	run_segment(job, option, std::move(where), e,
+		    in_.jobs[job].remaining_epochs, t_);
+	set_resizable_from(job, t_);
+	int i = static_cast<int>(std::lower_bound(c.pos.begin(), c.pos.end(), pos) -
+				 c.pos.begin());
+	c.skip[i] = i + 1;
+	c.waiting--;
+	waiting_--;
+	waiting_by_gpus_[c.gpus]--;
+}
+
+// List scheduling: walk the waiting jobs in priority order and start each
+// that fits now.  The walk goes class by class rather than job by job: a
+// heap holds each class's first waiting member after the walk's position,
+// and the smallest is the next job the walk would reach.  A class that
+// does not fit is dropped for this phase, as starts only take GPUs: its
+// GPU count or node set has too few left for good, unless its placement
+// only lacked a row for its spread (may_flip), which another start can
+// change; those are asked again after every start.
 void PlanRun::start_phase()
 {
-	const int n = static_cast<int>(c_.order.size());
-	for (int pos = next_waiting(0); pos < n; pos = next_waiting(pos + 1)) {
-		while (min_waiting_gpus_ < static_cast<int>(waiting_by_gpus_.size()) &&
-		       waiting_by_gpus_[min_waiting_gpus_] == 0)
-			min_waiting_gpus_++;
-		if (free_total_ < min_waiting_gpus_)
-			return;
-		int job = c_.order[pos];
-		int option = c_.option[job];
-		const SpeedCurve &cv = curve(job);
-		int gpus = cv.gpus[option];
-		if (gpus > free_total_)
+	while (min_waiting_gpus_ < static_cast<int>(waiting_by_gpus_.size()) &&
+	       waiting_by_gpus_[min_waiting_gpus_] == 0)
+		min_waiting_gpus_++;
+	if (waiting_ == 0 || free_.total() < min_waiting_gpus_)
+		return;
+	using Next = std::pair<int, int>; // (position, class)
+	std::priority_queue<Next, std::vector<Next>, std::greater<Next>> heap;
+	size_t keep = 0;
+	for (int k : active_) {
+		if (classes_[k].waiting == 0)
 			continue;
-		const std::optional<NodeCounts> &packed =
-			packed_now(gpus, in_.jobs[job].node_set);
+		active_[keep++] = k;
+		if (classes_[k].gpus <= free_.total())
+			heap.push({ first_waiting_from(k, 0), k });
+	}
+	active_.resize(keep);
+	deferred_.clear();
+	while (!heap.empty()) {
+		auto [pos, k] = heap.top();
+		heap.pop();
+		const StartClass &c = classes_[k];
+		if (c.gpus > free_.total())
+			continue;
+		const std::optional<NodeCounts> &packed = packed_now(c.gpus, c.set);
 		if (!packed)
 			continue;
-		double e = cv.epoch_s[option][packed->size()];
-		if (std::isnan(e))
+		if (std::isnan(in_.curves[c.curve].epoch_s[c.option][packed->size()])) {
+			if (c.may_flip)
+				deferred_.push_back(k);
 			continue;
-		NodeCounts where = *packed;
-		take(where);
-		if (record_ && t_ == in_.now_s)
-			out_.now.push_back({ Action::Kind::Start, job, gpus, where });
-		run_segment(job, option, std::move(where), e,
-			    in_.jobs[job].remaining_epochs, t_);
-		jobs_[job].resizable_from_s = t_;
-		skip_[pos] = pos + 1;
-		waiting_--;
-		waiting_by_gpus_[gpus]--;
+		}
+		start(k, pos, *packed);
+		if (int p = first_waiting_from(k, pos + 1); p >= 0)
+			heap.push({ p, k });
+		for (int d : deferred_)
+			if (int p = first_waiting_from(d, pos + 1); p >= 0)
+				heap.push({ p, d });
+		deferred_.clear();
 	}
 }
 
-PlanRun::Growth PlanRun::placed_growth(int job, int option) const
+PlanRun::Growth PlanRun::placed_growth(int job, int option)
 {
 	const JobState &s = jobs_[job];
 	const SpeedCurve &cv = curve(job);
 	Growth g;
-	std::vector<int> free = free_;
-	for (auto [node, n] : s.where)
-		free[node] += n;
-	auto where = pack_in_set(free, cv.gpus[option], in_.jobs[job].node_set);
+	// Packed as if the job's own GPUs were free; the index returns to
+	// the same state, so cached packings stay valid.
+	free_.give_back(s.where);
+	auto where = free_.pack(cv.gpus[option], in_.jobs[job].node_set);
+	free_.take(s.where);
 	if (!where)
 		return g;
 	double e = cv.epoch_s[option][where->size()];
@@ -294,7 +430,7 @@ void PlanRun::resize(int job, const Growth &g)
 	}
 	run_segment(job, g.option, g.where, g.epoch_s, left,
 		    t_ + in_.restart_overhead_s);
-	s.resizable_from_s = s.progress_start_s;
+	set_resizable_from(job, s.progress_start_s);
 	if (s.resizable_from_s > t_)
 		events_.push({ s.resizable_from_s, job, s.version });
 }
@@ -314,7 +450,7 @@ bool PlanRun::grow_latest()
 	const SpeedCurve &cv = curve(latest);
 	int first = -1, second = -1;
 	for (size_t i = s.option + 1; i < cv.gpus.size(); i++) {
-		if (cv.gpus[i] - s.gpus > free_total_)
+		if (cv.gpus[i] - s.gpus > free_.total())
 			break;
 		double e = cv.packed(i, in_.gpus_per_node);
 		if (first < 0 || e < cv.packed(first, in_.gpus_per_node)) {
@@ -348,18 +484,16 @@ bool PlanRun::grow_best_per_gpu()
 		int best_job = -1, best_option = -1;
 		double best_gain = 0;
 		int looked = 0;
-		for (auto it = by_end_.rbegin();
-		     it != by_end_.rend() && looked < kReuseCandidates; ++it) {
+		for (auto it = growable_.rbegin();
+		     it != growable_.rend() && looked < kReuseCandidates; ++it) {
 			size_t j = it->second;
 			const JobState &s = jobs_[j];
-			if (s.option < 0 || s.resizable_from_s > t_)
-				continue;
 			looked++;
 			const SpeedCurve &cv = curve(static_cast<int>(j));
 			double left = left_at(static_cast<int>(j), t_);
 			for (size_t i = s.option + 1; i < cv.gpus.size(); i++) {
 				int add = cv.gpus[i] - s.gpus;
-				if (add > free_total_)
+				if (add > free_.total())
 					break;
 				double end = t_ + overhead +
 					     left * cv.packed(i, in_.gpus_per_node);
@@ -382,22 +516,22 @@ bool PlanRun::grow_best_per_gpu()
 		// Fragmented, or no row for the spread it would get: this job
 		// waits for the next event (trying its every other count here
 		// made plans for big clusters cost seconds).
-		jobs_[best_job].resizable_from_s = kInf; // not this pass
+		set_resizable_from(best_job, kInf); // not this pass
 		blocked_.push_back(best_job);
 	}
 }
 
 void PlanRun::reuse_phase()
 {
-	if (!in_.reuse || waiting_ > 0 || free_total_ == 0)
+	if (!in_.reuse || waiting_ > 0 || free_.total() == 0)
 		return;
 	if (in_.objective == Objective::Makespan)
-		while (free_total_ > 0 && grow_latest()) {
+		while (free_.total() > 0 && grow_latest()) {
 		}
-	while (free_total_ > 0 && grow_best_per_gpu()) {
+	while (free_.total() > 0 && grow_best_per_gpu()) {
 	}
 	for (int job : blocked_)
-		jobs_[job].resizable_from_s = t_;
+		set_resizable_from(job, t_);
 	blocked_.clear();
 }
 
@@ -406,12 +540,13 @@ void PlanRun::finish(int job)
 	JobState &s = jobs_[job];
 	s.phase = JobState::Phase::Done;
 	by_end_.erase({ s.end_s, job });
+	growable_.erase({ s.end_s, job });
 	give_back(s.where);
 	out_.makespan_s = std::max(out_.makespan_s, s.end_s);
 	out_.sum_jct_s += s.end_s - in_.jobs[job].submit_s;
 }
 
-Outcome PlanRun::run()
+Outcome PlanRun::run(double give_up_after)
 {
 	t_ = in_.now_s;
 	out_.makespan_s = in_.now_s;
@@ -420,12 +555,11 @@ Outcome PlanRun::run()
 		if (!cv.gpus.empty())
 			max_gpus = std::max(max_gpus, cv.gpus.back());
 	waiting_by_gpus_.assign(static_cast<size_t>(max_gpus) + 1, 0);
-	for (size_t p = 0; p < skip_.size(); p++)
-		skip_[p] = static_cast<int>(p);
 	for (int job : c_.order) {
 		waiting_by_gpus_[curve(job).gpus[c_.option[job]]]++;
 		waiting_++;
 	}
+	build_classes();
 	add_running_inputs();
 	for (;;) {
 		start_phase();
@@ -444,13 +578,20 @@ Outcome PlanRun::run()
 		if (!any)
 			break;
 		t_ = events_.top().t;
+		if (clearly_less(give_up_after, t_)) {
+			out_.gave_up = true;
+			return std::move(out_);
+		}
 		while (!events_.empty() && events_.top().t <= t_) {
 			Event e = events_.top();
 			events_.pop();
 			JobState &s = jobs_[e.job];
-			if (s.phase == JobState::Phase::Running &&
-			    s.version == e.version && s.end_s <= t_)
+			if (s.phase != JobState::Phase::Running || s.version != e.version)
+				continue; // stale
+			if (s.end_s <= t_)
 				finish(e.job);
+			else
+				refresh_growable(e.job); // its restart overhead ended
 		}
 	}
 	// Pending jobs the candidate left out never fit their node set.
@@ -463,9 +604,10 @@ Outcome PlanRun::run()
 
 } // namespace
 
-Outcome simulate_plan(const PlanInput &in, const Candidate &c, bool record)
+Outcome simulate_plan(const PlanInput &in, const Candidate &c, bool record,
+		      double give_up_after)
 {
-	return PlanRun(in, c, record).run();
+	return PlanRun(in, c, record).run(give_up_after);
 }
 
 bool fits_when_idle(const PlanInput &in, const SpeedCurve &cv, size_t option,

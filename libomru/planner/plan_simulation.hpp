@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "planner/plan.hpp"
@@ -31,6 +32,9 @@ struct Outcome {
 	double makespan_s = 0;
 	double sum_jct_s = 0;
 	int unplaced = 0;
+	// Stopped early (simulate_plan's give_up_after): the other numbers
+	// are partial and the plan loses to the one that set the limit.
+	bool gave_up = false;
 	// Filled only when asked to record:
 	std::vector<Action> now;
 	std::vector<PlannedJob> jobs;
@@ -43,7 +47,12 @@ inline bool clearly_less(double a, double b)
 	return a < b - 1e-9 * std::max(1.0, std::fabs(b));
 }
 
-Outcome simulate_plan(const PlanInput &in, const Candidate &c, bool record);
+// IN give_up_after: a makespan (absolute time) this plan is of no use
+// beyond: once simulated time passes it, the simulation stops and says so
+// (Outcome::gave_up).  Time never goes back, so such a plan's makespan
+// would have been later.
+Outcome simulate_plan(const PlanInput &in, const Candidate &c, bool record,
+		      double give_up_after = std::numeric_limits<double>::infinity());
 
 // Whether `cv.gpus[option]` GPUs ever start on node set `set` (-1: every
 // node): packed on the set's nodes with all their GPUs free, the spread

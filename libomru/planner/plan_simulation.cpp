@@ -137,6 +137,7 @@ class PlanRun {
 	void add_running_inputs();
 	void set_resizable_from(int job, double t);
 	void refresh_growable(int job);
+	void enter_tail();
 	void build_classes();
 	int class_next(StartClass &k, int i);
 	int first_waiting_from(int k, int pos);
@@ -155,6 +156,12 @@ class PlanRun {
 		double end_s = kInf;
 	};
 	Growth placed_growth(int job, int option);
+	struct Weighed {
+		int job = -1;
+		int first_option = 0;
+		std::vector<double> gain; // per option from first_option
+	};
+	void weigh(int job, Weighed &w) const;
 	void resize(int job, const Growth &g);
 	void finish(int job);
 
@@ -176,7 +183,9 @@ class PlanRun {
 	std::vector<int> waiting_by_gpus_;
 	int min_waiting_gpus_ = 1;
 	std::vector<int> blocked_; // could not grow at this instant
+	std::vector<Weighed> window_; // grow_best_per_gpu's jobs
 	// Running jobs by planned end: reuse looks at the latest few only.
+	bool tail_ = false; // every waiting job has started: by_end_ is kept
 	std::set<std::pair<double, int>> by_end_;
 	// The running jobs reuse may grow now (a count in their curve,
 	// resizable from t_ or before, not blocked), by planned end.
@@ -189,7 +198,7 @@ void PlanRun::run_segment(int job, int option, NodeCounts where, double epoch_s,
 			  double left, double progress_start)
 {
 	JobState &s = jobs_[job];
-	if (s.phase == JobState::Phase::Running) {
+	if (tail_ && s.phase == JobState::Phase::Running) {
 		by_end_.erase({ s.end_s, job });
 		growable_.erase({ s.end_s, job });
 	}
@@ -203,7 +212,8 @@ void PlanRun::run_segment(int job, int option, NodeCounts where, double epoch_s,
 	s.left_at_progress_start = left;
 	s.epoch_s = epoch_s;
 	s.end_s = progress_start + left * epoch_s;
-	by_end_.insert({ s.end_s, job });
+	if (tail_)
+		by_end_.insert({ s.end_s, job });
 	s.version++;
 	events_.push({ s.end_s, job, s.version });
 	if (record_)
@@ -217,8 +227,23 @@ void PlanRun::set_resizable_from(int job, double t)
 	refresh_growable(job);
 }
 
+// Reuse starts when the last waiting job has started, and only then needs
+// the running jobs by planned end: keeping them sorted before would cost a
+// tree update at every start and end of the queue's main part.
+void PlanRun::enter_tail()
+{
+	tail_ = true;
+	for (size_t j = 0; j < jobs_.size(); j++)
+		if (jobs_[j].phase == JobState::Phase::Running) {
+			by_end_.insert({ jobs_[j].end_s, static_cast<int>(j) });
+			refresh_growable(static_cast<int>(j));
+		}
+}
+
 void PlanRun::refresh_growable(int job)
 {
+	if (!tail_)
+		return;
 	const JobState &s = jobs_[job];
 	if (s.phase == JobState::Phase::Running && s.option >= 0 &&
 	    s.resizable_from_s <= t_)
@@ -476,48 +501,75 @@ bool PlanRun::grow_latest()
 	return true;
 }
 
+// The growths a job could make now, by packed estimate: completion time
+// saved per added GPU for each larger count the idle GPUs can pay for.
+void PlanRun::weigh(int job, Weighed &w) const
+{
+	const JobState &s = jobs_[job];
+	const SpeedCurve &cv = curve(job);
+	const double left = left_at(job, t_);
+	w.job = job;
+	w.first_option = s.option + 1;
+	w.gain.clear();
+	for (size_t i = s.option + 1; i < cv.gpus.size(); i++) {
+		int add = cv.gpus[i] - s.gpus;
+		if (add > free_.total())
+			break;
+		double end = t_ + in_.restart_overhead_s +
+			     left * cv.packed(i, in_.gpus_per_node);
+		w.gain.push_back((s.end_s - end) / add);
+	}
+}
+
+// The kReuseCandidates growable jobs that end last are weighed; the best
+// gain per GPU among them is placed, and if placing fails the job is
+// blocked until the next event and the next job in end order takes its
+// place.  Nothing else changes while jobs are blocked, so the others'
+// weights are kept rather than computed again (a tail of thousands of
+// fragmented jobs blocks dozens per event).
 bool PlanRun::grow_best_per_gpu()
 {
-	const double overhead = in_.restart_overhead_s;
-	for (;;) {
-		// The best option by packed estimate, then checked placed.
-		int best_job = -1, best_option = -1;
-		double best_gain = 0;
-		int looked = 0;
-		for (auto it = growable_.rbegin();
-		     it != growable_.rend() && looked < kReuseCandidates; ++it) {
-			size_t j = it->second;
-			const JobState &s = jobs_[j];
-			looked++;
-			const SpeedCurve &cv = curve(static_cast<int>(j));
-			double left = left_at(static_cast<int>(j), t_);
-			for (size_t i = s.option + 1; i < cv.gpus.size(); i++) {
-				int add = cv.gpus[i] - s.gpus;
-				if (add > free_.total())
-					break;
-				double end = t_ + overhead +
-					     left * cv.packed(i, in_.gpus_per_node);
-				double gain = (s.end_s - end) / add;
-				if (gain > best_gain * (1 + 1e-12) + 1e-12) {
-					best_gain = gain;
-					best_job = static_cast<int>(j);
-					best_option = static_cast<int>(i);
-				}
-			}
+	window_.resize(kReuseCandidates);
+	size_t used = 0;
+	std::pair<double, int> last{ kInf, 0 }; // key of the last job weighed
+	auto fill = [&] {
+		auto it = growable_.lower_bound(last);
+		while (used < window_.size() && it != growable_.begin()) {
+			--it;
+			weigh(it->second, window_[used++]);
+			last = *it;
 		}
-		if (best_job < 0)
+	};
+	fill();
+	for (;;) {
+		int best = -1, best_option = -1;
+		double best_gain = 0;
+		for (size_t k = 0; k < used; k++) {
+			const Weighed &w = window_[k];
+			for (size_t i = 0; i < w.gain.size(); i++)
+				if (w.gain[i] > best_gain * (1 + 1e-12) + 1e-12) {
+					best_gain = w.gain[i];
+					best = static_cast<int>(k);
+					best_option = w.first_option + static_cast<int>(i);
+				}
+		}
+		if (best < 0)
 			return false;
-		Growth g = placed_growth(best_job, best_option);
-		if (g.option >= 0 &&
-		    clearly_less(g.end_s, jobs_[best_job].end_s)) {
-			resize(best_job, g);
+		int job = window_[best].job;
+		Growth g = placed_growth(job, best_option);
+		if (g.option >= 0 && clearly_less(g.end_s, jobs_[job].end_s)) {
+			resize(job, g);
 			return true;
 		}
 		// Fragmented, or no row for the spread it would get: this job
 		// waits for the next event (trying its every other count here
 		// made plans for big clusters cost seconds).
-		set_resizable_from(best_job, kInf); // not this pass
-		blocked_.push_back(best_job);
+		set_resizable_from(job, kInf); // not this pass
+		blocked_.push_back(job);
+		std::rotate(window_.begin() + best, window_.begin() + best + 1,
+			    window_.begin() + used);
+		used--;
+		fill();
 	}
 }
 
@@ -525,6 +577,8 @@ void PlanRun::reuse_phase()
 {
 	if (!in_.reuse || waiting_ > 0 || free_.total() == 0)
 		return;
+	if (!tail_)
+		enter_tail();
 	if (in_.objective == Objective::Makespan)
 		while (free_.total() > 0 && grow_latest()) {
 		}
@@ -539,8 +593,10 @@ void PlanRun::finish(int job)
 {
 	JobState &s = jobs_[job];
 	s.phase = JobState::Phase::Done;
-	by_end_.erase({ s.end_s, job });
-	growable_.erase({ s.end_s, job });
+	if (tail_) {
+		by_end_.erase({ s.end_s, job });
+		growable_.erase({ s.end_s, job });
+	}
 	give_back(s.where);
 	out_.makespan_s = std::max(out_.makespan_s, s.end_s);
 	out_.sum_jct_s += s.end_s - in_.jobs[job].submit_s;

@@ -153,6 +153,8 @@ std::vector<int> queue_order(const std::vector<PendingJob> &pending,
 // objective, then the other one.
 bool better(const Outcome &a, const Outcome &b, Objective obj, double cap)
 {
+	if (a.gave_up || b.gave_up)
+		return !a.gave_up;
 	if (a.unplaced != b.unplaced)
 		return a.unplaced < b.unplaced;
 	if (obj == Objective::MeanJct) {
@@ -232,6 +234,21 @@ Candidate candidate(const PlanInput &in, const std::vector<PendingJob> &pending,
 			  queue_order(pending, option, in, in.objective, choice.order) };
 }
 
+// When a candidate's simulation may stop: under the makespan objective,
+// once it is later than the best plan so far, unless it leaves fewer jobs
+// unplaced (which wins whatever the makespan).  Mean JCT compares whole
+// sums and caps them by the least makespan of all candidates, so its
+// simulations run to the end.
+double give_up_after(const PlanInput &in, const std::vector<PendingJob> &pending,
+		     const Candidate &c, const Outcome *best)
+{
+	const double never = std::numeric_limits<double>::infinity();
+	if (!best || in.objective != Objective::Makespan)
+		return never;
+	int left_out = static_cast<int>(pending.size() - c.order.size());
+	return left_out >= best->unplaced ? best->makespan_s : never;
+}
+
 // Simulations local search may spend: plenty on batches, none on the long
 // queues where slurmctld's planning time matters more than the last percent.
 int local_search_budget(size_t pending)
@@ -260,7 +277,8 @@ int improve_locally(const PlanInput &in, const std::vector<PendingJob> &pending,
 				c.option[p.job] = o;
 				c.order = queue_order(pending, c.option, in,
 						      in.objective, choice.order);
-				Outcome out = simulate_plan(in, c, false);
+				Outcome out = simulate_plan(in, c, false,
+							    give_up_after(in, pending, c, &best));
 				left--;
 				if (better(out, best, in.objective, cap)) {
 					best = std::move(out);
@@ -413,18 +431,24 @@ Plan make_plan(const PlanInput &in, const PlanChoice &keep)
 	std::vector<std::vector<int>> last_option(order_count(in.objective),
 						  std::vector<int>{ -2 });
 	std::vector<std::pair<size_t, Outcome>> done; // index into tries
+	size_t lead = 0; // into done: the best so far under the makespan
 	for (size_t i = 0; i < tries.size(); i++) {
 		Candidate c = candidate(in, pending, tries[i]);
 		if (c.option == last_option[tries[i].order])
 			continue;
 		last_option[tries[i].order] = c.option;
-		done.emplace_back(i, simulate_plan(in, c, false));
+		const Outcome *best = done.empty() ? nullptr : &done[lead].second;
+		done.emplace_back(i, simulate_plan(in, c, false,
+						   give_up_after(in, pending, c, best)));
+		if (better(done.back().second, done[lead].second, in.objective,
+			   std::numeric_limits<double>::infinity()))
+			lead = done.size() - 1;
 	}
 	int simulated = static_cast<int>(done.size());
 	double cap = std::numeric_limits<double>::infinity();
 	if (in.objective == Objective::MeanJct) {
 		int unplaced = std::numeric_limits<int>::max();
-		for (const auto &d : done)
+		for (const auto &d : done) // none gave up: no limits for JCT
 			unplaced = std::min(unplaced, d.second.unplaced);
 		for (const auto &d : done)
 			if (d.second.unplaced == unplaced)

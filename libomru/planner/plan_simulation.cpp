@@ -81,6 +81,7 @@ class PlanRun {
 		: in_(in), c_(c), record_(record), jobs_(in.jobs.size()),
 		  free_(in.free_per_node, in.gpus_per_node, in.node_sets)
 	{
+		is_blocked_.assign(in.jobs.size(), 0);
 		if (record)
 			out_.jobs.resize(in.jobs.size());
 	}
@@ -160,6 +161,7 @@ class PlanRun {
 		int job = -1;
 		int first_option = 0;
 		std::vector<double> gain; // per option from first_option
+		double best = -kInf;      // the largest of them
 	};
 	void weigh(int job, Weighed &w) const;
 	void resize(int job, const Growth &g);
@@ -182,7 +184,11 @@ class PlanRun {
 	// Waiting jobs per GPU count, to skip start phases nothing can fill.
 	std::vector<int> waiting_by_gpus_;
 	int min_waiting_gpus_ = 1;
-	std::vector<int> blocked_; // could not grow at this instant
+	// Could not grow at this instant: skipped until the phase ends (a
+	// flag, not a removal from growable_, which would cost two tree
+	// updates per blocked job and event).
+	std::vector<int> blocked_;
+	std::vector<char> is_blocked_;
 	std::vector<Weighed> window_; // grow_best_per_gpu's jobs
 	// Running jobs by planned end: reuse looks at the latest few only.
 	bool tail_ = false; // every waiting job has started: by_end_ is kept
@@ -511,6 +517,7 @@ void PlanRun::weigh(int job, Weighed &w) const
 	w.job = job;
 	w.first_option = s.option + 1;
 	w.gain.clear();
+	w.best = -kInf;
 	for (size_t i = s.option + 1; i < cv.gpus.size(); i++) {
 		int add = cv.gpus[i] - s.gpus;
 		if (add > free_.total())
@@ -518,6 +525,7 @@ void PlanRun::weigh(int job, Weighed &w) const
 		double end = t_ + in_.restart_overhead_s +
 			     left * cv.packed(i, in_.gpus_per_node);
 		w.gain.push_back((s.end_s - end) / add);
+		w.best = std::max(w.best, w.gain.back());
 	}
 }
 
@@ -536,8 +544,9 @@ bool PlanRun::grow_best_per_gpu()
 		auto it = growable_.lower_bound(last);
 		while (used < window_.size() && it != growable_.begin()) {
 			--it;
-			weigh(it->second, window_[used++]);
 			last = *it;
+			if (!is_blocked_[it->second])
+				weigh(it->second, window_[used++]);
 		}
 	};
 	fill();
@@ -546,6 +555,8 @@ bool PlanRun::grow_best_per_gpu()
 		double best_gain = 0;
 		for (size_t k = 0; k < used; k++) {
 			const Weighed &w = window_[k];
+			if (!(w.best > best_gain * (1 + 1e-12) + 1e-12))
+				continue; // none of its gains would be taken
 			for (size_t i = 0; i < w.gain.size(); i++)
 				if (w.gain[i] > best_gain * (1 + 1e-12) + 1e-12) {
 					best_gain = w.gain[i];
@@ -564,7 +575,7 @@ bool PlanRun::grow_best_per_gpu()
 		// Fragmented, or no row for the spread it would get: this job
 		// waits for the next event (trying its every other count here
 		// made plans for big clusters cost seconds).
-		set_resizable_from(job, kInf); // not this pass
+		is_blocked_[job] = 1; // not this pass
 		blocked_.push_back(job);
 		std::rotate(window_.begin() + best, window_.begin() + best + 1,
 			    window_.begin() + used);
@@ -585,7 +596,7 @@ void PlanRun::reuse_phase()
 	while (free_.total() > 0 && grow_best_per_gpu()) {
 	}
 	for (int job : blocked_)
-		set_resizable_from(job, t_);
+		is_blocked_[job] = 0;
 	blocked_.clear();
 }
 

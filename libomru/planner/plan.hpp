@@ -142,6 +142,7 @@ struct Plan {
 	int unplaced = 0;             // jobs the plan could not place
 	PlanChoice choice;
 	int candidates = 0;           // plans simulated to find this one
+	bool incremental = false;     // PlanSearch::max_simulations applied
 };
 
 } // namespace planner

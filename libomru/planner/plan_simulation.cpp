@@ -537,16 +537,20 @@ void PlanRun::weigh(int job, Weighed &w) const
 // fragmented jobs blocks dozens per event).
 bool PlanRun::grow_best_per_gpu()
 {
-	window_.resize(kReuseCandidates);
-	size_t used = 0;
-	std::pair<double, int> last{ kInf, 0 }; // key of the last job weighed
+	// window_[0..used) in end order, latest first; blocked entries are
+	// marked dead (job -1) and replaced by the next job in end order.
+	// growable_ does not change until this returns, so `next` stays valid.
+	size_t used = 0, live = 0;
+	auto next = growable_.end();
 	auto fill = [&] {
-		auto it = growable_.lower_bound(last);
-		while (used < window_.size() && it != growable_.begin()) {
-			--it;
-			last = *it;
-			if (!is_blocked_[it->second])
-				weigh(it->second, window_[used++]);
+		while (live < kReuseCandidates && next != growable_.begin()) {
+			--next;
+			if (is_blocked_[next->second])
+				continue;
+			if (used == window_.size())
+				window_.emplace_back();
+			weigh(next->second, window_[used++]);
+			live++;
 		}
 	};
 	fill();
@@ -555,8 +559,8 @@ bool PlanRun::grow_best_per_gpu()
 		double best_gain = 0;
 		for (size_t k = 0; k < used; k++) {
 			const Weighed &w = window_[k];
-			if (!(w.best > best_gain * (1 + 1e-12) + 1e-12))
-				continue; // none of its gains would be taken
+			if (w.job < 0 || !(w.best > best_gain * (1 + 1e-12) + 1e-12))
+				continue; // blocked, or none of its gains would be taken
 			for (size_t i = 0; i < w.gain.size(); i++)
 				if (w.gain[i] > best_gain * (1 + 1e-12) + 1e-12) {
 					best_gain = w.gain[i];
@@ -577,9 +581,8 @@ bool PlanRun::grow_best_per_gpu()
 		// made plans for big clusters cost seconds).
 		is_blocked_[job] = 1; // not this pass
 		blocked_.push_back(job);
-		std::rotate(window_.begin() + best, window_.begin() + best + 1,
-			    window_.begin() + used);
-		used--;
+		window_[best].job = -1;
+		live--;
 		fill();
 	}
 }

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -82,11 +83,11 @@ std::vector<double> budgets(const std::vector<PendingJob> &pending, int steps)
 	return out;
 }
 
-// Enough budgets to find the good plans on small batches, few enough that a
-// re-plan of thousands of jobs stays within slurmctld's patience.
+// Enough budgets to find the good plans on small batches; long queues
+// (GridSearch) simulate ~10 of their 12 whatever their length.
 int budget_steps(size_t pending)
 {
-	return pending <= 64 ? 40 : pending <= 512 ? 24 : pending <= 2048 ? 12 : 6;
+	return pending <= 64 ? 40 : pending <= 256 ? 24 : 12;
 }
 
 constexpr int kOrderKeys = 3;
@@ -234,6 +235,23 @@ Candidate candidate(const PlanInput &in, const std::vector<PendingJob> &pending,
 			  queue_order(pending, option, in, in.objective, choice.order) };
 }
 
+// The longest makespan a plan may have under the mean-JCT objective:
+// kJctMakespanSlack above the shortest of the candidates simulated (with
+// the fewest unplaced jobs); no limit under the makespan objective.
+double jct_cap(const PlanInput &in, const std::vector<std::pair<size_t, Outcome>> &done)
+{
+	double cap = std::numeric_limits<double>::infinity();
+	if (in.objective != Objective::MeanJct || done.empty())
+		return cap;
+	int unplaced = std::numeric_limits<int>::max();
+	for (const auto &d : done) // none gave up: no limits for JCT
+		unplaced = std::min(unplaced, d.second.unplaced);
+	for (const auto &d : done)
+		if (d.second.unplaced == unplaced)
+			cap = std::min(cap, d.second.makespan_s);
+	return in.now_s + (cap - in.now_s) * (1 + kJctMakespanSlack);
+}
+
 // When a candidate's simulation may stop: under the makespan objective,
 // once it is later than the best plan so far, unless it leaves fewer jobs
 // unplaced (which wins whatever the makespan).  Mean JCT compares whole
@@ -298,6 +316,134 @@ int improve_locally(const PlanInput &in, const std::vector<PendingJob> &pending,
 	std::sort(choice.moved.begin(), choice.moved.end());
 	return budget - left;
 }
+// Queues longer than this are searched coarse to fine (GridSearch): their
+// simulations cost the most, and a whole grid of them made a re-plan of
+// 1,000 jobs take a tenth of a second.  At or below it (every offline batch
+// and online window of tests/bench/omru-targets.sh) the whole grid is
+// simulated, then local search.
+constexpr size_t kLongQueue = 256;
+
+// The budget grid searched without simulating all of it.  Plans change
+// slowly with the budget (each step moves a few jobs' GPU counts), so the
+// best budget is found like a minimum of a smooth function: four budgets
+// spread over the grid with the first queue order, then the neighbours of
+// the best at half the spacing, until the spacing is one step; then the
+// other queue orders at that budget.  ~10 simulations for a grid of 12
+// budgets and 3 orders instead of 36.  doc/omru-planner.md measures what
+// it gives up.
+struct GridSearch {
+	const PlanInput &in;
+	const std::vector<PendingJob> &pending;
+	const std::vector<double> &grid;
+	// Simulates a round of candidates; RET their indices into done.
+	std::function<std::vector<size_t>(std::vector<std::pair<PlanChoice, Candidate>>)> run;
+	const std::vector<std::pair<size_t, Outcome>> &done;
+	// (order, allotment) -> index into done: candidates already simulated
+	std::map<std::pair<int, std::vector<int>>, size_t> seen;
+
+	void remember(int order, std::vector<int> option, size_t at)
+	{
+		seen.emplace(std::make_pair(order, std::move(option)), at);
+	}
+
+	// Simulates grid budget i with queue order o for every (i, o) of a
+	// round (each candidate once), all at once; RET the outcomes.
+	std::vector<const Outcome *> round(const std::vector<std::pair<size_t, int>> &points)
+	{
+		std::vector<std::pair<PlanChoice, Candidate>> fresh;
+		std::vector<std::pair<int, std::vector<int>>> keys;
+		for (auto [i, o] : points) {
+			PlanChoice ch{ grid[i], o, {}, true };
+			Candidate c = candidate(in, pending, ch);
+			auto key = std::make_pair(o, c.option);
+			if (seen.count(key) ||
+			    std::find(keys.begin(), keys.end(), key) != keys.end())
+				continue;
+			keys.push_back(std::move(key));
+			fresh.emplace_back(ch, std::move(c));
+		}
+		std::vector<size_t> at = run(std::move(fresh));
+		for (size_t k = 0; k < keys.size(); k++)
+			seen.emplace(std::move(keys[k]), at[k]);
+		std::vector<const Outcome *> out;
+		for (auto [i, o] : points) {
+			PlanChoice ch{ grid[i], o, {}, true };
+			auto key = std::make_pair(o, candidate(in, pending, ch).option);
+			out.push_back(&done[seen.at(key)].second);
+		}
+		return out;
+	}
+
+	// Compared as the final pick will compare them: under mean JCT,
+	// within the makespan cap of the candidates simulated so far.
+	bool wins(const Outcome &a, const Outcome &b) const
+	{
+		return better(a, b, in.objective, jct_cap(in, done));
+	}
+
+	// The best of a round's points (the earlier on ties) if it beats
+	// `best_out`.
+	void keep_best(const std::vector<std::pair<size_t, int>> &points,
+		       size_t &best, int &best_order, const Outcome *&best_out)
+	{
+		std::vector<const Outcome *> out = round(points);
+		for (size_t k = 0; k < points.size(); k++)
+			if (!best_out || wins(*out[k], *best_out)) {
+				best = points[k].first;
+				best_order = points[k].second;
+				best_out = out[k];
+			}
+	}
+
+	void coarse_to_fine()
+	{
+		const size_t n = grid.size();
+		const double spacing = (n - 1) / 3.0;
+		size_t best = 0;
+		int best_order = 0;
+		const Outcome *best_out = nullptr;
+		std::vector<std::pair<size_t, int>> points;
+		for (int k = 0; k <= 3; k++)
+			points.emplace_back(static_cast<size_t>(std::lround(k * spacing)), 0);
+		keep_best(points, best, best_order, best_out);
+		for (size_t step = static_cast<size_t>(std::ceil(spacing / 2)); step >= 1;
+		     step /= 2) {
+			points.clear();
+			if (best >= step)
+				points.emplace_back(best - step, 0);
+			if (best + step < n)
+				points.emplace_back(best + step, 0);
+			keep_best(points, best, best_order, best_out);
+		}
+		points.clear();
+		for (int o = 1; o < order_count(in.objective); o++)
+			points.emplace_back(best, o);
+		keep_best(points, best, best_order, best_out);
+		if (best_order == 0)
+			return;
+		points.clear(); // the new order's neighbours
+		if (best >= 1)
+			points.emplace_back(best - 1, best_order);
+		if (best + 1 < n)
+			points.emplace_back(best + 1, best_order);
+		round(points);
+	}
+
+	// An incremental re-plan: the kept choice's order at the `count`
+	// grid budgets nearest to its budget.
+	void near(const PlanChoice &keep, int count)
+	{
+		std::vector<size_t> idx(grid.size());
+		std::iota(idx.begin(), idx.end(), 0);
+		auto dist = [&](size_t i) { return std::fabs(std::log(grid[i] / keep.budget_s)); };
+		std::stable_sort(idx.begin(), idx.end(),
+				 [&](size_t a, size_t b) { return dist(a) < dist(b); });
+		std::vector<std::pair<size_t, int>> points;
+		for (size_t k = 0; k < idx.size() && static_cast<int>(k) < count; k++)
+			points.emplace_back(idx[k], keep.order);
+		round(points);
+	}
+};
 } // namespace
 
 void check_plan_input(const PlanInput &in)
@@ -383,7 +529,8 @@ void check_plan_input(const PlanInput &in)
 			bad("node " + std::to_string(n) + " has more GPUs held and free than it has");
 }
 
-Plan make_plan(const PlanInput &in, const PlanChoice &keep)
+Plan make_plan(const PlanInput &in, const PlanChoice &keep,
+	       const PlanSearch &search)
 {
 	check_plan_input(in);
 	// On identical nodes without node sets every option fits; otherwise
@@ -419,42 +566,57 @@ Plan make_plan(const PlanInput &in, const PlanChoice &keep)
 		pending.push_back(std::move(p));
 	}
 
+	// Every candidate is given up once it cannot beat the best so far
+	// (give_up_after).
+	const double inf = std::numeric_limits<double>::infinity();
 	std::vector<PlanChoice> tries;
-	if (keep.valid)
-		tries.push_back(keep);
-	for (double b : budgets(pending, budget_steps(pending.size())))
-		for (int o = 0; o < order_count(in.objective); o++)
-			tries.push_back({ b, o, {}, true });
-
-	// Simulate every distinct candidate; neighbouring budgets often give
-	// the same allotment.
-	std::vector<std::vector<int>> last_option(order_count(in.objective),
-						  std::vector<int>{ -2 });
 	std::vector<std::pair<size_t, Outcome>> done; // index into tries
-	size_t lead = 0; // into done: the best so far under the makespan
-	for (size_t i = 0; i < tries.size(); i++) {
-		Candidate c = candidate(in, pending, tries[i]);
-		if (c.option == last_option[tries[i].order])
-			continue;
-		last_option[tries[i].order] = c.option;
-		const Outcome *best = done.empty() ? nullptr : &done[lead].second;
-		done.emplace_back(i, simulate_plan(in, c, false,
-						   give_up_after(in, pending, c, best)));
-		if (better(done.back().second, done[lead].second, in.objective,
-			   std::numeric_limits<double>::infinity()))
-			lead = done.size() - 1;
+	size_t lead = 0; // into done: the best so far without a JCT cap
+	auto run = [&](std::vector<std::pair<PlanChoice, Candidate>> batch) {
+		std::vector<size_t> at;
+		for (auto &[choice, c] : batch) {
+			const Outcome *best = done.empty() ? nullptr : &done[lead].second;
+			tries.push_back(choice);
+			done.emplace_back(tries.size() - 1,
+					  simulate_plan(in, c, false,
+							give_up_after(in, pending, c, best)));
+			at.push_back(done.size() - 1);
+			if (better(done.back().second, done[lead].second, in.objective, inf))
+				lead = done.size() - 1;
+		}
+		return at;
+	};
+	if (keep.valid)
+		run({ { keep, candidate(in, pending, keep) } });
+	const std::vector<double> grid = budgets(pending, budget_steps(pending.size()));
+	const bool incremental = keep.valid && search.max_simulations > 0;
+	if (!incremental && pending.size() <= kLongQueue) {
+		// Every budget with every order; neighbouring budgets often
+		// give the same allotment, simulated once.
+		std::vector<std::vector<int>> last_option(order_count(in.objective),
+							  std::vector<int>{ -2 });
+		std::vector<std::pair<PlanChoice, Candidate>> all;
+		for (double b : grid)
+			for (int o = 0; o < order_count(in.objective); o++) {
+				PlanChoice ch{ b, o, {}, true };
+				Candidate c = candidate(in, pending, ch);
+				if (c.option == last_option[o])
+					continue;
+				last_option[o] = c.option;
+				all.emplace_back(ch, std::move(c));
+			}
+		run(std::move(all));
+	} else {
+		GridSearch g{ in, pending, grid, run, done, {} };
+		if (keep.valid)
+			g.remember(keep.order, candidate(in, pending, keep).option, 0);
+		if (incremental)
+			g.near(keep, search.max_simulations);
+		else
+			g.coarse_to_fine();
 	}
 	int simulated = static_cast<int>(done.size());
-	double cap = std::numeric_limits<double>::infinity();
-	if (in.objective == Objective::MeanJct) {
-		int unplaced = std::numeric_limits<int>::max();
-		for (const auto &d : done) // none gave up: no limits for JCT
-			unplaced = std::min(unplaced, d.second.unplaced);
-		for (const auto &d : done)
-			if (d.second.unplaced == unplaced)
-				cap = std::min(cap, d.second.makespan_s);
-		cap = in.now_s + (cap - in.now_s) * (1 + kJctMakespanSlack);
-	}
+	const double cap = jct_cap(in, done);
 	size_t pick = 0; // the first wins ties: the kept choice comes first
 	for (size_t k = 1; k < done.size(); k++)
 		if (better(done[k].second, done[pick].second, in.objective, cap))
@@ -462,7 +624,9 @@ Plan make_plan(const PlanInput &in, const PlanChoice &keep)
 	PlanChoice best_choice = tries[done[pick].first];
 	Candidate best_c = candidate(in, pending, best_choice);
 	Outcome best = std::move(done[pick].second);
-	simulated += improve_locally(in, pending, cap, best_choice, best_c, best);
+	if (!incremental)
+		simulated += improve_locally(in, pending, cap, best_choice, best_c,
+					     best);
 	if (in.fairness_factor > 0 && !pending.empty())
 		best_c = enforce_fairness(in, std::move(best_c));
 
@@ -475,6 +639,7 @@ Plan make_plan(const PlanInput &in, const PlanChoice &keep)
 	plan.unplaced = rec.unplaced;
 	plan.choice = best_choice;
 	plan.candidates = simulated;
+	plan.incremental = incremental;
 	return plan;
 }
 

@@ -16,7 +16,17 @@ namespace planner {
 // so with nothing changed the answer does not change.  Deterministic.
 // Throws std::invalid_argument on an inconsistent input (see
 // check_plan_input).
-Plan make_plan(const PlanInput &in, const PlanChoice &keep = {});
+// How much of the candidate space a call searches.
+struct PlanSearch {
+	// > 0, with a valid `keep`: an incremental re-plan, for a small change
+	// to a long queue: the kept choice and this many of its neighbours
+	// (its queue order at the nearest budgets), no full search.  0: the
+	// full search.
+	int max_simulations = 0;
+};
+
+Plan make_plan(const PlanInput &in, const PlanChoice &keep = {},
+	       const PlanSearch &search = {});
 
 // Throws std::invalid_argument naming the first inconsistency: a curve
 // without a packed time, a job pointing at a missing curve or node set,

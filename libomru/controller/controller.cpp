@@ -247,8 +247,7 @@ void Controller::plan(const Snapshot &snap, double time_cap_ms)
 	std::unordered_map<uint32_t, Decision> out;
 	planner::Plan plan;
 	if (!b.in.jobs.empty()) {
-		plan = planner::make_plan(b.in, keep_);
-		keep_ = plan.choice;
+		plan = replanner_.plan(b.in);
 	}
 	size_t pending = 0;
 	for (size_t j = 0; j < b.in.jobs.size(); j++) {
@@ -326,6 +325,7 @@ void Controller::plan(const Snapshot &snap, double time_cap_ms)
 	stats_.last_starts = plan.now.size();
 	stats_.makespan_s = plan.makespan_s;
 	stats_.candidates = plan.candidates;
+	stats_.incremental += plan.incremental;
 	if (time_cap_ms > 0 && ms > time_cap_ms)
 		pending_cap_ = std::max(kMinPendingCap,
 					static_cast<size_t>(pending * time_cap_ms / ms));

@@ -16,6 +16,7 @@
 #include "controller/profile_books.hpp"
 #include "controller/snapshot.hpp"
 #include "planner/plan.hpp"
+#include "planner/replanner.hpp"
 #include "profiler/profile_store.hpp"
 
 namespace omru {
@@ -68,6 +69,7 @@ struct PlanStats {
 	size_t last_jobs = 0, last_pending = 0, last_starts = 0;
 	double makespan_s = 0; // absolute, of the last plan
 	int candidates = 0;
+	long incremental = 0;  // plans that searched incrementally (Replanner)
 };
 
 class Controller {
@@ -106,8 +108,8 @@ class Controller {
 	const Decision *lookup(uint32_t job_id) const;
 
 	const PlanStats &stats() const { return stats_; }
-	const planner::PlanChoice &choice() const { return keep_; }
-	void set_choice(const planner::PlanChoice &c) { keep_ = c; }
+	const planner::PlanChoice &choice() const { return replanner_.choice(); }
+	void set_choice(const planner::PlanChoice &c) { replanner_.set_choice(c); }
 	bool planned() const { return stats_.plans > 0; }
 
 	// A running job's reported rows (AdminComment rows=), learned once
@@ -131,7 +133,7 @@ class Controller {
 	std::unordered_map<uint32_t, std::string> learned_;
 	PlanSettings settings_;
 	size_t pending_cap_; // max_pending, shrunk while plans are too slow
-	planner::PlanChoice keep_;
+	planner::Replanner replanner_; // keeps the plan's choice across passes
 	std::unordered_map<uint32_t, Decision> decisions_;
 	PlanStats stats_;
 };

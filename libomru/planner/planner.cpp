@@ -316,14 +316,9 @@ int improve_locally(const PlanInput &in, const std::vector<PendingJob> &pending,
 	std::sort(choice.moved.begin(), choice.moved.end());
 	return budget - left;
 }
-// Queues longer than this are searched coarse to fine (GridSearch): their
-// simulations cost the most, and a whole grid of them made a re-plan of
-// 1,000 jobs take a tenth of a second.  At or below it (every offline batch
-// and online window of tests/bench/omru-targets.sh) the whole grid is
-// simulated, then local search.
-constexpr size_t kLongQueue = 256;
 
-// The budget grid searched without simulating all of it.  Plans change
+// The budget grid of a long queue (kLongQueue) searched without simulating
+// all of it.  Plans change
 // slowly with the budget (each step moves a few jobs' GPU counts), so the
 // best budget is found like a minimum of a smooth function: four budgets
 // spread over the grid with the first queue order, then the neighbours of
@@ -590,7 +585,7 @@ Plan make_plan(const PlanInput &in, const PlanChoice &keep,
 		run({ { keep, candidate(in, pending, keep) } });
 	const std::vector<double> grid = budgets(pending, budget_steps(pending.size()));
 	const bool incremental = keep.valid && search.max_simulations > 0;
-	if (!incremental && pending.size() <= kLongQueue) {
+	if (!incremental && (search.exhaustive || pending.size() <= kLongQueue)) {
 		// Every budget with every order; neighbouring budgets often
 		// give the same allotment, simulated once.
 		std::vector<std::vector<int>> last_option(order_count(in.objective),

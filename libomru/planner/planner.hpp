@@ -16,6 +16,16 @@ namespace planner {
 // so with nothing changed the answer does not change.  Deterministic.
 // Throws std::invalid_argument on an inconsistent input (see
 // check_plan_input).
+// Queues longer than this many pending jobs are searched coarse to fine: a
+// few budgets of the grid and their neighbours rather than every budget
+// with every queue order, then no local search (their simulations cost the
+// most; the whole grid made a re-plan of 1,000 jobs take a tenth of a
+// second).  At or below it (every batch and online window of
+// tests/bench/omru-targets.sh) the whole grid is simulated, then local
+// search.  doc/omru-planner.md gives what the coarse search costs in plan
+// quality.
+constexpr size_t kLongQueue = 256;
+
 // How much of the candidate space a call searches.
 struct PlanSearch {
 	// > 0, with a valid `keep`: an incremental re-plan, for a small change
@@ -23,6 +33,9 @@ struct PlanSearch {
 	// (its queue order at the nearest budgets), no full search.  0: the
 	// full search.
 	int max_simulations = 0;
+	// Simulate the whole grid whatever the queue's length (benchmarks
+	// measure what the coarse search of long queues gives up).
+	bool exhaustive = false;
 };
 
 Plan make_plan(const PlanInput &in, const PlanChoice &keep = {},

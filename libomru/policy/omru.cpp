@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "planner/planner.hpp"
+#include "planner/replanner.hpp"
 #include "planner/profile_curve.hpp"
 #include "policy/policy.hpp"
 #include "policy/registry.hpp"
@@ -29,8 +30,7 @@ class Omru final : public Policy {
 	void schedule(SchedulingContext &ctx) override
 	{
 		planner::PlanInput in = input(ctx);
-		planner::Plan plan = planner::make_plan(in, keep_);
-		keep_ = plan.choice;
+		planner::Plan plan = replanner_.plan(in);
 		curves_ = std::move(in.curves); // with any new ones, for next time
 		for (const planner::Action &a : plan.now) {
 			int job = job_of_[a.job];
@@ -110,7 +110,7 @@ class Omru final : public Policy {
 	std::map<std::tuple<int, int, int>, int> curve_index_;
 	std::vector<planner::SpeedCurve> curves_;
 	std::vector<int> job_of_; // plan job index -> workload job
-	planner::PlanChoice keep_;
+	planner::Replanner replanner_; // the previous plan's choice, as slurmctld keeps it
 };
 
 } // namespace

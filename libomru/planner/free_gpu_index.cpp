@@ -80,23 +80,37 @@ void FreeGpuIndex::give_back(const NodeCounts &where)
 
 std::optional<NodeCounts> FreeGpuIndex::pack(int gpus, int set) const
 {
-	if (set < 0)
-		return pack_in(domains_[0], gpus);
-	if (domain_of_set_[set] < 0)
-		return pack_gpus(free_, gpus, sets_[set]);
-	return pack_in(domains_[domain_of_set_[set]], gpus);
+	NodeCounts out;
+	if (!pack_into(gpus, set, out))
+		return std::nullopt;
+	return out;
 }
 
-std::optional<NodeCounts> FreeGpuIndex::pack_in(const Domain &d, int gpus) const
+bool FreeGpuIndex::pack_into(int gpus, int set, NodeCounts &out) const
 {
+	if (set < 0)
+		return pack_in(domains_[0], gpus, out);
+	if (domain_of_set_[set] < 0) {
+		std::optional<NodeCounts> p = pack_gpus(free_, gpus, sets_[set]);
+		if (p)
+			out = std::move(*p);
+		return p.has_value();
+	}
+	return pack_in(domains_[domain_of_set_[set]], gpus, out);
+}
+
+bool FreeGpuIndex::pack_in(const Domain &d, int gpus, NodeCounts &taken) const
+{
+	taken.clear();
 	if (gpus < 1)
-		return std::nullopt;
+		return false;
 	for (int f = gpus; f <= max_per_node_; f++)
-		if (d.count[f] > 0)
-			return NodeCounts{ { d.node(d.by_free[f].first()), gpus } };
+		if (d.count[f] > 0) {
+			taken.emplace_back(d.node(d.by_free[f].first()), gpus);
+			return true;
+		}
 	if (d.total < gpus)
-		return std::nullopt;
-	NodeCounts taken;
+		return false;
 	int left = gpus;
 	for (int f = max_per_node_; f >= 1; f--) {
 		for (int pos = d.by_free[f].first(); pos >= 0;
@@ -114,10 +128,10 @@ std::optional<NodeCounts> FreeGpuIndex::pack_in(const Domain &d, int gpus) const
 				}
 			taken.emplace_back(last, left);
 			std::sort(taken.begin(), taken.end());
-			return taken;
+			return true;
 		}
 	}
-	return std::nullopt; // not reached: total >= gpus
+	return false; // not reached: total >= gpus
 }
 
 } // namespace planner

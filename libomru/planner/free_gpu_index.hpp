@@ -44,6 +44,8 @@ class FreeGpuIndex {
 	// RET pack_gpus(free(), gpus) for set -1, pack_gpus(free(), gpus,
 	// sets[set]) otherwise.
 	std::optional<NodeCounts> pack(int gpus, int set) const;
+	// The same into `out` (its buffer reused); RET whether it fits.
+	bool pack_into(int gpus, int set, NodeCounts &out) const;
 
     private:
 	// The nodes of one node set (or all of them) by free count.
@@ -55,7 +57,7 @@ class FreeGpuIndex {
 		int node(int pos) const { return nodes ? (*nodes)[pos] : pos; }
 	};
 	void add(int node, int delta);
-	std::optional<NodeCounts> pack_in(const Domain &d, int gpus) const;
+	bool pack_in(const Domain &d, int gpus, NodeCounts &out) const;
 
 	std::vector<int> free_;
 	int max_per_node_;

@@ -106,7 +106,8 @@ class PlanRun {
 	// pack_gpus on the free GPUs of a node set (-1: every node),
 	// remembered until they change: several classes of one size ask the
 	// same question.
-	const std::optional<NodeCounts> &packed_now(int gpus, int set)
+	// RET the packing, or nullptr when it does not fit.
+	const NodeCounts *packed_now(int gpus, int set)
 	{
 		size_t s = static_cast<size_t>(set + 1);
 		if (pack_cache_.size() <= s) {
@@ -120,10 +121,10 @@ class PlanRun {
 			gen.resize(gpus + 1, 0);
 		}
 		if (gen[gpus] != free_gen_) {
-			cache[gpus] = free_.pack(gpus, set);
+			cache[gpus].fits = free_.pack_into(gpus, set, cache[gpus].where);
 			gen[gpus] = free_gen_;
 		}
-		return cache[gpus];
+		return cache[gpus].fits ? &cache[gpus].where : nullptr;
 	}
 	void take(const NodeCounts &where)
 	{
@@ -174,7 +175,12 @@ class PlanRun {
 	FreeGpuIndex free_;
 	unsigned long free_gen_ = 1; // changes whenever free_ does
 	// By node set + 1, then by GPU count.
-	std::vector<std::vector<std::optional<NodeCounts>>> pack_cache_;
+	struct Packing {
+		NodeCounts where; // its buffer is reused: no allocation per pack
+		bool fits = false;
+	};
+	std::vector<std::vector<Packing>> pack_cache_;
+	NodeCounts growth_where_; // placed_growth's packing buffer
 	std::vector<std::vector<unsigned long>> pack_cache_gen_;
 	double t_ = 0;
 	int waiting_ = 0;
@@ -407,7 +413,7 @@ void PlanRun::start_phase()
 		const StartClass &c = classes_[k];
 		if (c.gpus > free_.total())
 			continue;
-		const std::optional<NodeCounts> &packed = packed_now(c.gpus, c.set);
+		const NodeCounts *packed = packed_now(c.gpus, c.set);
 		if (!packed)
 			continue;
 		if (std::isnan(in_.curves[c.curve].epoch_s[c.option][packed->size()])) {
@@ -433,15 +439,16 @@ PlanRun::Growth PlanRun::placed_growth(int job, int option)
 	// Packed as if the job's own GPUs were free; the index returns to
 	// the same state, so cached packings stay valid.
 	free_.give_back(s.where);
-	auto where = free_.pack(cv.gpus[option], in_.jobs[job].node_set);
+	bool fits = free_.pack_into(cv.gpus[option], in_.jobs[job].node_set,
+				    growth_where_);
 	free_.take(s.where);
-	if (!where)
+	if (!fits)
 		return g;
-	double e = cv.epoch_s[option][where->size()];
+	double e = cv.epoch_s[option][growth_where_.size()];
 	if (std::isnan(e))
 		return g;
 	g.option = option;
-	g.where = std::move(*where);
+	g.where = growth_where_;
 	g.epoch_s = e;
 	g.end_s = t_ + in_.restart_overhead_s + left_at(job, t_) * e;
 	return g;

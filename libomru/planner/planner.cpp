@@ -318,14 +318,16 @@ int improve_locally(const PlanInput &in, const std::vector<PendingJob> &pending,
 }
 
 // The budget grid of a long queue (kLongQueue) searched without simulating
-// all of it.  Plans change
-// slowly with the budget (each step moves a few jobs' GPU counts), so the
-// best budget is found like a minimum of a smooth function: four budgets
-// spread over the grid with the first queue order, then the neighbours of
-// the best at half the spacing, until the spacing is one step; then the
-// other queue orders at that budget.  ~10 simulations for a grid of 12
-// budgets and 3 orders instead of 36.  doc/omru-planner.md measures what
-// it gives up.
+// all of it.  Plans change slowly with the budget (each step moves a few
+// jobs' GPU counts), so the best budget is found like a minimum of a
+// smooth function: four budgets spread over the grid, each with every
+// queue order (which order wins varies from queue to queue, and at the
+// ends of the grid most), then the neighbours of the best at half the
+// spacing with its order, until the spacing is one step.  ~15 simulations
+// for a grid of 12 budgets and 3 orders instead of 36.  Under mean JCT
+// candidates are compared as the final pick compares them, within the
+// makespan cap of those simulated so far.  tests/bench/plan-bench and
+// doc/omru-planner.md measure what it gives up.
 struct GridSearch {
 	const PlanInput &in;
 	const std::vector<PendingJob> &pending;
@@ -399,29 +401,18 @@ struct GridSearch {
 		const Outcome *best_out = nullptr;
 		std::vector<std::pair<size_t, int>> points;
 		for (int k = 0; k <= 3; k++)
-			points.emplace_back(static_cast<size_t>(std::lround(k * spacing)), 0);
+			for (int o = 0; o < order_count(in.objective); o++)
+				points.emplace_back(static_cast<size_t>(std::lround(k * spacing)), o);
 		keep_best(points, best, best_order, best_out);
 		for (size_t step = static_cast<size_t>(std::ceil(spacing / 2)); step >= 1;
 		     step /= 2) {
 			points.clear();
 			if (best >= step)
-				points.emplace_back(best - step, 0);
+				points.emplace_back(best - step, best_order);
 			if (best + step < n)
-				points.emplace_back(best + step, 0);
+				points.emplace_back(best + step, best_order);
 			keep_best(points, best, best_order, best_out);
 		}
-		points.clear();
-		for (int o = 1; o < order_count(in.objective); o++)
-			points.emplace_back(best, o);
-		keep_best(points, best, best_order, best_out);
-		if (best_order == 0)
-			return;
-		points.clear(); // the new order's neighbours
-		if (best >= 1)
-			points.emplace_back(best - 1, best_order);
-		if (best + 1 < n)
-			points.emplace_back(best + 1, best_order);
-		round(points);
 	}
 
 	// An incremental re-plan: the kept choice's order at the `count`

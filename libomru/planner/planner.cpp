@@ -348,26 +348,25 @@ struct GridSearch {
 	std::vector<const Outcome *> round(const std::vector<std::pair<size_t, int>> &points)
 	{
 		std::vector<std::pair<PlanChoice, Candidate>> fresh;
-		std::vector<std::pair<int, std::vector<int>>> keys;
+		std::vector<std::pair<int, std::vector<int>>> keys; // per point
+		std::vector<size_t> fresh_key;                      // into keys
 		for (auto [i, o] : points) {
 			PlanChoice ch{ grid[i], o, {}, true };
 			Candidate c = candidate(in, pending, ch);
-			auto key = std::make_pair(o, c.option);
-			if (seen.count(key) ||
-			    std::find(keys.begin(), keys.end(), key) != keys.end())
+			keys.emplace_back(o, c.option);
+			if (seen.count(keys.back()) ||
+			    std::find(keys.begin(), keys.end() - 1, keys.back()) !=
+				    keys.end() - 1)
 				continue;
-			keys.push_back(std::move(key));
+			fresh_key.push_back(keys.size() - 1);
 			fresh.emplace_back(ch, std::move(c));
 		}
 		std::vector<size_t> at = run(std::move(fresh));
-		for (size_t k = 0; k < keys.size(); k++)
-			seen.emplace(std::move(keys[k]), at[k]);
+		for (size_t k = 0; k < fresh_key.size(); k++)
+			seen.emplace(keys[fresh_key[k]], at[k]);
 		std::vector<const Outcome *> out;
-		for (auto [i, o] : points) {
-			PlanChoice ch{ grid[i], o, {}, true };
-			auto key = std::make_pair(o, candidate(in, pending, ch).option);
+		for (const auto &key : keys)
 			out.push_back(&done[seen.at(key)].second);
-		}
 		return out;
 	}
 
@@ -572,8 +571,14 @@ Plan make_plan(const PlanInput &in, const PlanChoice &keep,
 		}
 		return at;
 	};
-	if (keep.valid)
-		run({ { keep, candidate(in, pending, keep) } });
+	// The kept choice is simulated first and recorded: it is the likely
+	// winner of a re-plan, and then needs no simulation of its own below.
+	Candidate keep_c;
+	if (keep.valid) {
+		keep_c = candidate(in, pending, keep);
+		tries.push_back(keep);
+		done.emplace_back(0, simulate_plan(in, keep_c, true));
+	}
 	const std::vector<double> grid = budgets(pending, budget_steps(pending.size()));
 	const bool incremental = keep.valid && search.max_simulations > 0;
 	if (!incremental && (search.exhaustive || pending.size() <= kLongQueue)) {
@@ -595,7 +600,7 @@ Plan make_plan(const PlanInput &in, const PlanChoice &keep,
 	} else {
 		GridSearch g{ in, pending, grid, run, done, {} };
 		if (keep.valid)
-			g.remember(keep.order, candidate(in, pending, keep).option, 0);
+			g.remember(keep.order, keep_c.option, 0);
 		if (incremental)
 			g.near(keep, search.max_simulations);
 		else
@@ -616,7 +621,9 @@ Plan make_plan(const PlanInput &in, const PlanChoice &keep,
 	if (in.fairness_factor > 0 && !pending.empty())
 		best_c = enforce_fairness(in, std::move(best_c));
 
-	Outcome rec = simulate_plan(in, best_c, true);
+	const bool kept = keep.valid && pick == 0 && best_c.option == keep_c.option &&
+			  best_c.order == keep_c.order;
+	Outcome rec = kept ? std::move(best) : simulate_plan(in, best_c, true);
 	Plan plan;
 	plan.now = std::move(rec.now);
 	plan.jobs = std::move(rec.jobs);

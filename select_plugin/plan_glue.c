@@ -46,6 +46,7 @@
 #include "omru/omru.h"
 #include "omru/omru_ctl.h"
 #include "omru_select.h"
+#include "test_only_memo.h"
 
 /*
  * slurmctld's own data and functions: weak, because every Slurm command
@@ -64,11 +65,19 @@ extern bitstr_t *avail_node_bitmap __attribute__((weak));
 
 static pthread_mutex_t plan_lock = PTHREAD_MUTEX_INITIALIZER;
 static omru_ctl_t *ctl = NULL;
+static test_only_memo_t *memo = NULL; /* held jobs' TEST_ONLY answers */
 static omru_ctl_settings_t settings;
 static bool dirty = true;
 static double last_plan_at = -1e300; /* monotonic seconds */
 static time_t seen_node_update = 0;
 static double last_stats_log = 0;
+/* A re-plan as slurmctld pays for it: reading its jobs and nodes (the
+ * snapshot) and planning, under its locks. */
+static struct {
+	long tests[3]; /* job_test calls by mode: RUN_NOW, TEST_ONLY, WILL_RUN */
+	long replans;
+	double snapshot_ms, snapshot_max_ms, total_ms, total_max_ms;
+} cost;
 
 /* What select/omru needs to know of a job's GPU request. */
 typedef struct {
@@ -386,6 +395,54 @@ static uint32_t job_time_limit_min(job_record_t *job_ptr)
 	return (t == NO_VAL || t == INFINITE) ? 0 : t;
 }
 
+/*
+ * What cons_tres's TEST_ONLY reads of the nodes: their configured
+ * resources, not their state (the nodes offered say which are up) nor
+ * what runs on them.  last_node_update moves at every job start and end;
+ * this only when a node's resources change, so remembered TEST_ONLY
+ * answers (test_only_memo.h) survive the cluster's traffic.  Caller holds
+ * plan_lock.
+ */
+static uint64_t node_config_stamp(void)
+{
+	static time_t seen = (time_t) -1;
+	static uint64_t stamp;
+
+	if (!&last_node_update || !&node_record_table_ptr || !node_record_table_ptr)
+		return 0;
+	if (last_node_update == seen)
+		return stamp;
+	seen = last_node_update;
+	uint64_t h = 0xcbf29ce484222325ULL;
+#define MIX(v) (h = (h ^ (uint64_t) (v)) * 0x100000001b3ULL)
+	for (int i = 0; i < node_record_count; i++) {
+		node_record_t *n = node_record_table_ptr[i];
+		if (!n) {
+			MIX(i);
+			continue;
+		}
+		MIX((uintptr_t) n->config_ptr);
+		MIX(n->cpus);
+		MIX(n->boards);
+		MIX(n->tot_sockets);
+		MIX(n->cores);
+		MIX(n->threads);
+		MIX(n->core_spec_cnt);
+		MIX(n->real_memory);
+		MIX(n->mem_spec_limit);
+		MIX(n->tmp_disk);
+		for (const char *c = n->gres; c && *c; c++)
+			MIX(*c);
+		for (const char *c = n->features_act; c && *c; c++)
+			MIX(*c);
+		for (const char *c = n->cpu_spec_list; c && *c; c++)
+			MIX(*c);
+	}
+#undef MIX
+	stamp = h;
+	return stamp;
+}
+
 /* Pending jobs that cannot start whatever the plan says stay out of it. */
 static bool job_waits_for_other_reasons(job_record_t *job_ptr, time_t now)
 {
@@ -514,6 +571,7 @@ static void replan(time_t now)
 	if (!&job_list || !job_list || !&node_record_table_ptr ||
 	    !&node_record_count || !node_record_table_ptr)
 		return;
+	double t0 = mono_now();
 	omru_ctl_snapshot_begin(ctl, now, node_record_count);
 	for (int i = 0; i < node_record_count; i++) {
 		node_record_t *n = node_record_table_ptr[i];
@@ -539,17 +597,41 @@ static void replan(time_t now)
 	xfree(eligible);
 	xfree(where_node);
 	xfree(where_gpus);
+	double t1 = mono_now();
+	test_only_memo_sweep(memo);
 	if (omru_ctl_plan(ctl, err, sizeof(err)) != OMRU_OK)
 		error("%s: planning failed, GPU jobs are scheduled as plain "
 		      "cons_tres until the next plan: %s", plugin_type, err);
+	double snap_ms = 1e3 * (t1 - t0), total_ms = 1e3 * (mono_now() - t0);
+	cost.replans++;
+	cost.snapshot_ms += snap_ms;
+	cost.total_ms += total_ms;
+	if (snap_ms > cost.snapshot_max_ms)
+		cost.snapshot_max_ms = snap_ms;
+	if (total_ms > cost.total_max_ms)
+		cost.total_max_ms = total_ms;
 	omru_ctl_stats(ctl, stats, sizeof(stats));
+	int memo_jobs;
+	long memo_hits, memo_misses;
+	test_only_memo_stats(memo, &memo_jobs, &memo_hits, &memo_misses);
 	if (settings.log_plans)
-		info("%s: plan: %s", plugin_type, stats);
+		info("%s: plan: %s replan_ms=%.2f snapshot_ms=%.2f "
+		     "job_tests=%ld/%ld/%ld test_only_memo=%d/%ld/%ld", plugin_type,
+		     stats, total_ms, snap_ms, cost.tests[0], cost.tests[1],
+		     cost.tests[2], memo_jobs, memo_hits, memo_misses);
 	else
-		debug("%s: plan: %s", plugin_type, stats);
+		debug("%s: plan: %s replan_ms=%.2f snapshot_ms=%.2f "
+		      "job_tests=%ld/%ld/%ld test_only_memo=%d/%ld/%ld",
+		      plugin_type, stats, total_ms, snap_ms, cost.tests[0],
+		      cost.tests[1], cost.tests[2], memo_jobs, memo_hits,
+		      memo_misses);
 	if (mono_now() - last_stats_log >= 60) {
 		last_stats_log = mono_now();
-		info("%s: planner cost so far: %s", plugin_type, stats);
+		info("%s: planner cost so far: %s; with the snapshot: replans=%ld "
+		     "mean_ms=%.2f max_ms=%.2f snapshot_mean_ms=%.2f "
+		     "snapshot_max_ms=%.2f", plugin_type, stats, cost.replans,
+		     cost.total_ms / cost.replans, cost.total_max_ms,
+		     cost.snapshot_ms / cost.replans, cost.snapshot_max_ms);
 	}
 }
 
@@ -615,6 +697,7 @@ extern int omru_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	bool moldable = g.per_job && (g.opts.set & OMRU_OPT_GPUS);
 
 	slurm_mutex_lock(&plan_lock);
+	cost.tests[mode == SELECT_MODE_RUN_NOW ? 0 : mode == SELECT_MODE_TEST_ONLY ? 1 : 2]++;
 	if (mode != SELECT_MODE_TEST_ONLY)
 		maybe_replan(job_ptr, now);
 	omru_ctl_lookup(ctl, job_ptr->job_id, &d);
@@ -626,7 +709,34 @@ extern int omru_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 			set_job_gpus(job_ptr, g.opts.gpus_min);
 		if (g.opts.set)
 			set_job_cpus(job_ptr, job_cpus_per_gpu(job_ptr, &d, node_bitmap));
-		return DELEGATE();
+		if (mode != SELECT_MODE_TEST_ONLY || d.kind == OMRU_DECIDE_PASS)
+			return DELEGATE();
+		slurm_mutex_lock(&plan_lock);
+		uint64_t node_update = node_config_stamp();
+		bool hit = test_only_memo_get(memo, job_ptr, node_bitmap, node_update);
+		slurm_mutex_unlock(&plan_lock);
+		if (hit)
+			return SLURM_SUCCESS;
+		bitstr_t *offered = bit_copy(node_bitmap);
+		rc = DELEGATE();
+		if (rc == SLURM_SUCCESS) {
+			slurm_mutex_lock(&plan_lock);
+			test_only_memo_put(memo, job_ptr, offered, node_bitmap,
+					   node_update);
+			slurm_mutex_unlock(&plan_lock);
+		}
+		FREE_NULL_BITMAP(offered);
+		return rc;
+	}
+	if (mode == SELECT_MODE_RUN_NOW && d.kind != OMRU_DECIDE_START) {
+		/*
+		 * Refused as it is: with bf_min_prio_reserve every held job
+		 * comes here in every main cycle, then in TEST_ONLY, so the
+		 * request is left at the count TEST_ONLY gives it (rewriting
+		 * it back and forth cost a TRES string per call).
+		 */
+		debug2("%s: %pJ: held back by the plan", plugin_type, job_ptr);
+		return SLURM_ERROR; /* never TEST_ONLY: see above */
 	}
 	if (moldable)
 		set_job_gpus(job_ptr, d.kind == OMRU_DECIDE_HOLD ?
@@ -634,11 +744,6 @@ extern int omru_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 
 	if (mode == SELECT_MODE_RUN_NOW) {
 		bitstr_t *planned;
-		if (d.kind != OMRU_DECIDE_START) {
-			debug2("%s: %pJ: held back by the plan", plugin_type,
-			       job_ptr);
-			return SLURM_ERROR; /* never TEST_ONLY: see above */
-		}
 		planned = bit_alloc(bit_size(node_bitmap));
 		for (int i = 0; i < d.where_count; i++) {
 			int node, cnt;
@@ -965,6 +1070,7 @@ extern int omru_plan_init(void)
 	if (!running_in_slurmctld())
 		return SLURM_SUCCESS;
 	ctl = omru_ctl_create();
+	memo = test_only_memo_create();
 	if (!ctl) {
 		error("%s: out of memory", plugin_type);
 		return SLURM_ERROR;
@@ -1002,6 +1108,8 @@ extern void omru_plan_fini(void)
 	slurm_mutex_lock(&plan_lock);
 	omru_ctl_destroy(ctl);
 	ctl = NULL;
+	test_only_memo_destroy(memo);
+	memo = NULL;
 	slurm_mutex_unlock(&plan_lock);
 }
 

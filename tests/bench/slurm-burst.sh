@@ -37,6 +37,7 @@ cat >"$work/omru.conf" <<CONF
 Objective=makespan
 ProfileFile=$work/profiles.csv
 CpusPerGpu=1
+LogPlans=yes
 CONF
 export OMRU_EMU_PROFILES=$work/profiles.csv OMRU_EMU_TIME_SCALE=1
 models=($(awk -F, 'NR > 1 && !/^#/ { print $1 }' "$top/data/profiles-t4.csv" | sort -u))
@@ -72,7 +73,15 @@ burst() {
   MAIN_CYCLES=$(awk '/^Main schedule statistics/ { m = 1 } m && /Total cycles:/ { print $3; exit }' <<<"$sd")
   BF_MEAN=$(awk '/^Backfilling stats/ { b = 1 } b && /Mean cycle:/ { print $3; exit }' <<<"$sd")
   STARTED=$(sacct -n -X -S now-1hours -o State | grep -cE 'RUNNING|COMPLETED' || true)
-  PLAN=$(grep -o 'plan: plans=.*' "$OMRU_CLUSTER_CTLD_LOG" | tail -n1 || true)
+  # Every re-plan's line: the planner's own time (last_ms), with the
+  # snapshot of jobs and nodes (replan_ms), and how it searched.
+  PLAN=$(grep -o 'plan: plans=.*' "$OMRU_CLUSTER_CTLD_LOG" | awk '
+    { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+      n++; p += v["last_ms"]; r += v["replan_ms"]; s += v["snapshot_ms"]
+      if (v["replan_ms"] > m) m = v["replan_ms"]; jobs = v["jobs"]; inc = v["incremental"] }
+    END { if (n) printf "%d re-plans (%d incremental), up to %d jobs: planner %.2f ms, " \
+      "with the snapshot %.2f ms (snapshot %.2f ms) on average, worst %.2f ms", \
+      n, inc, jobs, p / n, r / n, s / n, m }' || true)
   scancel -u "$(id -un)" 2>/dev/null || true
   "$top/scripts/cluster/stop.sh" --state "$state" >/dev/null
 }

@@ -613,7 +613,8 @@ Plan make_plan(const PlanInput &in, const PlanChoice &keep,
 		if (better(done[k].second, done[pick].second, in.objective, cap))
 			pick = k;
 	PlanChoice best_choice = tries[done[pick].first];
-	Candidate best_c = candidate(in, pending, best_choice);
+	Candidate best_c = keep.valid && pick == 0 ? keep_c
+						  : candidate(in, pending, best_choice);
 	Outcome best = std::move(done[pick].second);
 	if (!incremental)
 		simulated += improve_locally(in, pending, cap, best_choice, best_c,

@@ -117,7 +117,8 @@ static void free_entry(memo_entry_t *e)
 	xfree(e);
 }
 
-/* Rebuilds the table at `size` slots with the entries `keep` accepts. */
+/* Rebuilds the table at `size` slots; a sweep drops the entries unused
+ * since the previous one. */
 static void rebuild(test_only_memo_t *m, size_t size, bool sweep)
 {
 	memo_entry_t **old = m->slot;

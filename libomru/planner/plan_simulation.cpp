@@ -18,7 +18,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <optional>
 #include <queue>
 #include <set>
 #include <unordered_map>
@@ -110,21 +109,17 @@ class PlanRun {
 	const NodeCounts *packed_now(int gpus, int set)
 	{
 		size_t s = static_cast<size_t>(set + 1);
-		if (pack_cache_.size() <= s) {
+		if (pack_cache_.size() <= s)
 			pack_cache_.resize(s + 1);
-			pack_cache_gen_.resize(s + 1);
-		}
 		auto &cache = pack_cache_[s];
-		auto &gen = pack_cache_gen_[s];
-		if (cache.size() <= static_cast<size_t>(gpus)) {
+		if (cache.size() <= static_cast<size_t>(gpus))
 			cache.resize(gpus + 1);
-			gen.resize(gpus + 1, 0);
+		Packing &p = cache[gpus];
+		if (p.gen != free_gen_) {
+			p.fits = free_.pack_into(gpus, set, p.where);
+			p.gen = free_gen_;
 		}
-		if (gen[gpus] != free_gen_) {
-			cache[gpus].fits = free_.pack_into(gpus, set, cache[gpus].where);
-			gen[gpus] = free_gen_;
-		}
-		return cache[gpus].fits ? &cache[gpus].where : nullptr;
+		return p.fits ? &p.where : nullptr;
 	}
 	void take(const NodeCounts &where)
 	{
@@ -178,10 +173,10 @@ class PlanRun {
 	struct Packing {
 		NodeCounts where; // its buffer is reused: no allocation per pack
 		bool fits = false;
+		unsigned long gen = 0; // the free_gen_ it was packed at
 	};
 	std::vector<std::vector<Packing>> pack_cache_;
 	NodeCounts growth_where_; // placed_growth's packing buffer
-	std::vector<std::vector<unsigned long>> pack_cache_gen_;
 	double t_ = 0;
 	int waiting_ = 0;
 	std::vector<StartClass> classes_;

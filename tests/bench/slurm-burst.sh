@@ -22,24 +22,9 @@ jobs=${OMRU_BURST_JOBS:-2000}
 window=${OMRU_BURST_WINDOW_S:-60}
 scale=${OMRU_BENCH_SCALE:-0.001}
 port=${OMRU_BENCH_PORT_BASE:-17600}
-[ "$(id -u)" = 0 ] || { echo "slurm-burst: needs root (starts Slurm daemons)" >&2; exit 2; }
-[ -f "$build/select_plugin/.libs/select_omru_cons_tres.so" ] ||
-  { echo "slurm-burst: build $build first" >&2; exit 2; }
-
-work=$(mktemp -d /tmp/omru-burst.XXXXXX)
-chmod 755 "$work" # munged needs a world-searchable socket path
-state=$work/c
-trap '"$top/scripts/cluster/stop.sh" --state "$state" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
-awk -F, -v s="$scale" 'BEGIN { OFS = "," } NR == 1 || /^#/ { print; next }
-  { $3 = sprintf("%.6f", $3 * s); print }' "$top/data/profiles-t4.csv" >"$work/profiles.csv"
-echo "required $build/spank/.libs/spank_omru.so" >"$work/plugstack.conf"
-cat >"$work/omru.conf" <<CONF
-Objective=makespan
-ProfileFile=$work/profiles.csv
-CpusPerGpu=1
-LogPlans=yes
-CONF
-export OMRU_EMU_PROFILES=$work/profiles.csv OMRU_EMU_TIME_SCALE=1
+# shellcheck source=tests/bench/slurm-bench-lib.sh
+. "$top/tests/bench/slurm-bench-lib.sh"
+bench_setup slurm-burst "$build" "$scale" LogPlans=yes
 models=($(awk -F, 'NR > 1 && !/^#/ { print $1 }' "$top/data/profiles-t4.csv" | sort -u))
 
 # One job's sbatch line, the same sequence in both runs.
@@ -68,10 +53,10 @@ burst() {
   SUBMIT_S=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
   sleep "$window"
   local sd; sd=$(sdiag)
-  MAIN_MEAN=$(awk '/^Main schedule statistics/ { m = 1 } m && /Mean cycle:/ { print $3; exit }' <<<"$sd")
-  MAIN_MAX=$(awk '/^Main schedule statistics/ { m = 1 } m && /Max cycle:/ { print $3; exit }' <<<"$sd")
-  MAIN_CYCLES=$(awk '/^Main schedule statistics/ { m = 1 } m && /Total cycles:/ { print $3; exit }' <<<"$sd")
-  BF_MEAN=$(awk '/^Backfilling stats/ { b = 1 } b && /Mean cycle:/ { print $3; exit }' <<<"$sd")
+  MAIN_MEAN=$(sdiag_field "Main schedule statistics" "Mean cycle" "$sd")
+  MAIN_MAX=$(sdiag_field "Main schedule statistics" "Max cycle" "$sd")
+  MAIN_CYCLES=$(sdiag_field "Main schedule statistics" "Total cycles" "$sd")
+  BF_MEAN=$(sdiag_field "Backfilling stats" "Mean cycle" "$sd")
   STARTED=$(sacct -n -X -S now-1hours -o State | grep -cE 'RUNNING|COMPLETED' || true)
   # Every re-plan's line: the planner's own time (last_ms), with the
   # snapshot of jobs and nodes (replan_ms), and how it searched.

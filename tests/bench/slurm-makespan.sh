@@ -24,23 +24,9 @@ workload=${2:-$top/data/workloads/omru-batch-16-1.csv}
 scale=${OMRU_BENCH_SCALE:-0.01}
 fixed=${OMRU_BENCH_GPUS:-4}
 port=${OMRU_BENCH_PORT_BASE:-17500}
-[ "$(id -u)" = 0 ] || { echo "slurm-makespan: needs root (starts Slurm daemons)" >&2; exit 2; }
-[ -f "$build/select_plugin/.libs/select_omru_cons_tres.so" ] ||
-  { echo "slurm-makespan: build $build first" >&2; exit 2; }
-
-work=$(mktemp -d /tmp/omru-bench.XXXXXX)
-chmod 755 "$work" # munged needs a world-searchable socket path
-state=$work/c
-trap '"$top/scripts/cluster/stop.sh" --state "$state" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
-awk -F, -v s="$scale" 'BEGIN { OFS = "," } NR == 1 || /^#/ { print; next }
-  { $3 = sprintf("%.6f", $3 * s); print }' "$top/data/profiles-t4.csv" >"$work/profiles.csv"
-echo "required $build/spank/.libs/spank_omru.so" >"$work/plugstack.conf"
-cat >"$work/omru.conf" <<CONF
-Objective=makespan
-ProfileFile=$work/profiles.csv
-CpusPerGpu=1
-CONF
-export OMRU_EMU_PROFILES=$work/profiles.csv OMRU_EMU_TIME_SCALE=1
+# shellcheck source=tests/bench/slurm-bench-lib.sh
+. "$top/tests/bench/slurm-bench-lib.sh"
+bench_setup slurm-makespan "$build" "$scale"
 
 # run_batch NAME SELECT_TYPE: start a cluster, submit the batch held,
 # release it, wait; sets MAKESPAN, SDIAG_MAIN_US, SDIAG_BF_US.
@@ -76,8 +62,8 @@ run_batch() {
   local last; last=$(sacct -n -X -P -j "$list" -o End | xargs -I{} date -d {} +%s | sort -n | tail -n1)
   MAKESPAN=$(awk -v a="$t0" -v b="$last" 'BEGIN { printf "%.0f", b - a }')
   FAILED=$(sacct -n -X -P -j "$list" -o State | grep -vc COMPLETED || true)
-  SDIAG_MAIN_US=$(sdiag | awk '/^Main schedule statistics/ { m = 1 } m && /Mean cycle:/ { print $3; exit }')
-  SDIAG_BF_US=$(sdiag | awk '/^Backfilling stats/ { b = 1 } b && /Mean cycle:/ { print $3; exit }')
+  SDIAG_MAIN_US=$(sdiag_field "Main schedule statistics" "Mean cycle")
+  SDIAG_BF_US=$(sdiag_field "Backfilling stats" "Mean cycle")
   PLAN_COST=$(grep -o 'planner cost so far: .*\|plan: plans=.*' "$OMRU_CLUSTER_CTLD_LOG" | tail -n1 || true)
   sacct -X -j "$list" -o JobName%16,AllocTRES%40,NNodes,Start,End >"$work/$name.sacct"
   "$top/scripts/cluster/stop.sh" --state "$state" >/dev/null

@@ -2,6 +2,7 @@
 // exactly where pack_gpus does, through any sequence of takes and returns,
 // on every node and in node sets (indexed or scanned).
 #include "check_cxx.hpp"
+#include "node_counts_text.hpp"
 
 #include <random>
 
@@ -10,16 +11,6 @@
 
 using namespace omru;
 using namespace omru::planner;
-
-static std::string show(const std::optional<NodeCounts> &p)
-{
-	if (!p)
-		return "none";
-	std::string s;
-	for (auto [node, count] : *p)
-		s += (s.empty() ? "" : " ") + std::to_string(node) + ":" + std::to_string(count);
-	return s;
-}
 
 START_TEST(test_level_bitset_finds_members_across_levels)
 {

@@ -1,22 +1,13 @@
 // test_placement.cpp - jobs go on as few nodes as possible, preferring the
 // fullest node that fits.
 #include "check_cxx.hpp"
+#include "node_counts_text.hpp"
 
 #include <random>
 
 #include "policy/placement.hpp"
 
 using namespace omru;
-
-static std::string show(const std::optional<NodeCounts> &p)
-{
-	if (!p)
-		return "none";
-	std::string s;
-	for (auto [node, count] : *p)
-		s += (s.empty() ? "" : " ") + std::to_string(node) + ":" + std::to_string(count);
-	return s;
-}
 
 START_TEST(test_single_node_job_goes_to_the_fullest_node_that_fits)
 {

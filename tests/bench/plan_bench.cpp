@@ -161,8 +161,6 @@ Timing time_plans(const planner::PlanInput &in, int reps, planner::PlanSearch se
 	return t;
 }
 
-double mean_jct(const planner::Plan &p) { return p.mean_jct_s; }
-
 void target_row(const ProfileTable &p, const char *goal, Shape shape, int pending,
 		int reps, bool compare)
 {
@@ -177,7 +175,7 @@ void target_row(const ProfileTable &p, const char *goal, Shape shape, int pendin
 		Timing e = time_plans(q.in, 1, all);
 		std::printf(" %9.2f %8.4f %8.4f", e.median_ms,
 			    (t.plan.makespan_s - q.in.now_s) / (e.plan.makespan_s - q.in.now_s),
-			    mean_jct(t.plan) / mean_jct(e.plan));
+			    t.plan.mean_jct_s / e.plan.mean_jct_s);
 	}
 	std::printf("\n");
 	std::fflush(stdout);

@@ -98,12 +98,23 @@ class Trainer {
 		std::optional<double> profiled;
 		double profile_s = 0;
 		if (!o_.profile_gpus.empty()) {
+			// One averager per group, as in training: its hooks stay
+			// registered across the timed steps (a fresh one per step
+			// adds hook bookkeeping that training does not pay).
+			std::unique_ptr<GradientAverager> avg;
+			c10d::ProcessGroup *avg_group = nullptr;
 			ProfileResult pr = run_profile(
 				pg_, o_, data_,
-				[this](const Batch &b, const c10::intrusive_ptr<c10d::ProcessGroup> &g) {
-					GradientAverager avg(g, net_->parameters());
-					step(b, avg);
+				[&](const Batch &b, const c10::intrusive_ptr<c10d::ProcessGroup> &g) {
+					if (!avg || avg_group != g.get()) {
+						avg.reset();
+						avg = std::make_unique<GradientAverager>(
+							g, net_->parameters());
+						avg_group = g.get();
+					}
+					step(b, *avg);
 				});
+			avg.reset();
 			profile_s = pr.seconds;
 			if (pr.epoch_s.count(env_.world))
 				profiled = pr.epoch_s[env_.world];

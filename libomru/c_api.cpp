@@ -92,6 +92,18 @@ int omru_job_options_from_env(const char *const *env, size_t count,
 	});
 }
 
+int omru_job_options_check(const omru_job_options_t *opts, char *err,
+			   size_t errlen)
+{
+	return guarded(err, errlen, [&] {
+		std::string why = opts ? omru::elastic_problem(*opts) : "";
+		if (why.empty())
+			return OMRU_OK;
+		put(err, errlen, why);
+		return OMRU_EINVAL;
+	});
+}
+
 int omru_job_options_format(const omru_job_options_t *opts, char *buf,
 			    size_t len)
 {

@@ -156,6 +156,19 @@ Parsed<omru_profile_mode_t> parse_profile_mode(std::string_view value)
 		": unknown mode (allowed: auto, off, force)");
 }
 
+std::string elastic_problem(const omru_job_options_t &o)
+{
+	if (!(o.set & OMRU_OPT_ELASTIC))
+		return "";
+	if (!(o.set & OMRU_OPT_EPOCHS))
+		return "--omru-elastic needs --omru-epochs=N: the plan resizes a job "
+		       "by the work it has left";
+	if (!(o.set & OMRU_OPT_GPUS) || o.gpus_min == o.gpus_max)
+		return "--omru-elastic needs --omru-gpus=MIN-MAX with MIN < MAX: the "
+		       "counts the job may be resized between";
+	return "";
+}
+
 Parsed<omru_job_options_t> job_options_from_env(const char *const *env,
 						size_t count)
 {
@@ -196,6 +209,12 @@ Parsed<omru_job_options_t> job_options_from_env(const char *const *env,
 				return Parsed<omru_job_options_t>::fail(r.error());
 			o.profile = r.value();
 			o.set |= OMRU_OPT_PROFILE;
+		} else if (k == OMRU_ENV_ELASTIC) {
+			if (v != "1")
+				return Parsed<omru_job_options_t>::fail(
+					std::string(OMRU_ENV_ELASTIC) + "='" + std::string(v) +
+					"': expected 1");
+			o.set |= OMRU_OPT_ELASTIC;
 		}
 	}
 	if (have_min != have_max)
@@ -210,6 +229,8 @@ Parsed<omru_job_options_t> job_options_from_env(const char *const *env,
 		o.gpus_max = r.value().max;
 		o.set |= OMRU_OPT_GPUS;
 	}
+	if (auto why = elastic_problem(o); !why.empty())
+		return Parsed<omru_job_options_t>::fail(why);
 	return Parsed<omru_job_options_t>{o};
 }
 
@@ -233,6 +254,8 @@ std::string format_job_options(const omru_job_options_t &o)
 		    std::to_string(o.gpus_max));
 	if (o.set & OMRU_OPT_PROFILE)
 		add(std::string("profile=") + omru_profile_mode_name(o.profile));
+	if (o.set & OMRU_OPT_ELASTIC)
+		add("elastic=yes");
 	return s;
 }
 

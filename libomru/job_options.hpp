@@ -44,6 +44,10 @@ Parsed<double> parse_epochs(std::string_view value);
 Parsed<GpuRange> parse_gpus_range(std::string_view value, uint32_t max_allowed);
 Parsed<omru_profile_mode_t> parse_profile_mode(std::string_view value);
 
+// Why --omru-elastic cannot be taken with the other options ("" if it can,
+// or was not given): it needs epochs and a GPU range to resize within.
+std::string elastic_problem(const omru_job_options_t &o);
+
 // Rebuilds options from "NAME=value" strings (a job's spank_job_env).
 Parsed<omru_job_options_t> job_options_from_env(const char *const *env,
 						size_t count);

@@ -18,7 +18,7 @@ static int export_all(spank_t sp, setenv_fn set, const char *where)
 	struct {
 		const char *name;
 		const char *value;
-	} vars[5];
+	} vars[6];
 	int n = 0;
 
 	if (!(omru_opts.set & OMRU_OPT_MODEL))
@@ -41,6 +41,10 @@ static int export_all(spank_t sp, setenv_fn set, const char *where)
 		vars[n++].value = gmin;
 		vars[n].name = OMRU_ENV_GPUS_MAX;
 		vars[n++].value = gmax;
+	}
+	if (omru_opts.set & OMRU_OPT_ELASTIC) {
+		vars[n].name = OMRU_ENV_ELASTIC;
+		vars[n++].value = "1";
 	}
 	for (int i = 0; i < n; i++) {
 		/*

@@ -13,6 +13,7 @@ enum omru_option_id {
 	OPT_EPOCHS,
 	OPT_GPUS,
 	OPT_PROFILE,
+	OPT_ELASTIC,
 };
 
 /* SPANK calls this for each option given, in every context. */
@@ -49,6 +50,10 @@ static int option_cb(int val, const char *optarg, int remote)
 		if (rc == OMRU_OK)
 			omru_opts.set |= OMRU_OPT_PROFILE;
 		break;
+	case OPT_ELASTIC:
+		omru_opts.set |= OMRU_OPT_ELASTIC;
+		rc = OMRU_OK;
+		break;
 	default:
 		strcpy(err, "unknown option");
 		break;
@@ -76,6 +81,11 @@ static struct spank_option omru_option_table[] = {
 	  "OMRU: measure the epoch time on several GPU counts: auto (if "
 	  "the model has no profile; default), off, force",
 	  1, OPT_PROFILE, option_cb },
+	{ "omru-elastic", NULL,
+	  "OMRU: the plan may resize the running job: SIGUSR1 asks it to "
+	  "checkpoint and exit 85, Slurm requeues it at the new GPU count "
+	  "(needs --omru-epochs and --omru-gpus=MIN-MAX)",
+	  0, OPT_ELASTIC, option_cb },
 	SPANK_OPTIONS_TABLE_END
 };
 
@@ -99,6 +109,11 @@ extern int omru_options_check(void)
 		slurm_error("%s: --omru-model=NAME is required when other "
 			    "--omru-* options are given (profiles and plans "
 			    "are kept per model)", OMRU_SPANK_NAME);
+		return -1;
+	}
+	char err[512];
+	if (omru_job_options_check(&omru_opts, err, sizeof(err)) != OMRU_OK) {
+		slurm_error("%s: %s", OMRU_SPANK_NAME, err);
 		return -1;
 	}
 	return 0;

@@ -1,7 +1,8 @@
 // checkpoint.cpp - see checkpoint.hpp.  One torch archive (the zip format
 // torch::save writes) holding:
 //   format_version          int, kFormatVersion
-//   model, epochs_done, world_size, global_batch, seed (bit-cast to int64),
+//   model, epochs_done, samples_into_epoch (optional: 0), world_size,
+//   global_batch, seed (bit-cast to int64),
 //   lr_from, lr_target, lr_warmup_start, lr_global_batch   the Progress
 //   params/<name>           every named parameter and buffer of the network
 //                           (buffers flagged as such), e.g. params/
@@ -127,6 +128,7 @@ void save_checkpoint(const std::string &path, Net &net,
 	ar.write("format_version", c10::IValue(kFormatVersion));
 	ar.write("model", c10::IValue(p.model));
 	ar.write("epochs_done", c10::IValue(int64_t{ p.epochs_done }));
+	ar.write("samples_into_epoch", c10::IValue(static_cast<int64_t>(p.samples_into_epoch)));
 	ar.write("world_size", c10::IValue(int64_t{ p.world_size }));
 	ar.write("global_batch", c10::IValue(int64_t{ p.global_batch }));
 	ar.write("seed", c10::IValue(static_cast<int64_t>(p.seed)));
@@ -204,6 +206,14 @@ bool load_checkpoint(const std::string &path, Net &net,
 						 "'");
 		q.epochs_done = static_cast<int>(read_int(ar, "epochs_done"));
 		q.world_size = static_cast<int>(read_int(ar, "world_size"));
+		// Absent from checkpoints written before elastic jobs: 0.
+		c10::IValue into;
+		if (ar.try_read("samples_into_epoch", into)) {
+			if (!into.isInt() || into.toInt() < 0)
+				throw std::runtime_error("checkpoint " + path +
+							 ": samples_into_epoch is not a count");
+			q.samples_into_epoch = static_cast<uint64_t>(into.toInt());
+		}
 		q.global_batch = static_cast<int>(read_int(ar, "global_batch"));
 		q.seed = static_cast<uint64_t>(read_int(ar, "seed"));
 		q.lr.from_lr = read_double(ar, "lr_from");

@@ -1,5 +1,5 @@
 // checkpoint.hpp - model, optimizer and training progress in one file,
-// written at epoch ends, atomically (a temporary file renamed into place),
+// written at epoch ends (and at the step an elastic job stops), atomically (a temporary file renamed into place),
 // so a job killed mid-write resumes from the previous checkpoint.
 #ifndef OMRU_TRAINER_CHECKPOINT_HPP
 #define OMRU_TRAINER_CHECKPOINT_HPP
@@ -16,6 +16,9 @@ namespace train {
 struct Progress {
 	std::string model;
 	int epochs_done = 0;  // completed epochs
+	// Samples of epoch epochs_done + 1 trained when it was written (an
+	// elastic job stopped mid-epoch; 0 at an epoch end).
+	uint64_t samples_into_epoch = 0;
 	int world_size = 0;   // when it was written
 	int global_batch = 0;
 	uint64_t seed = 0;

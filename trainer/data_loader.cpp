@@ -72,6 +72,7 @@ struct Shard {
 	uint64_t generation;
 	int epoch;
 	std::vector<uint32_t> records; // batches x batch_size
+	size_t batches = 0;            // this epoch's (fewer when resumed)
 };
 
 } // namespace
@@ -145,7 +146,7 @@ void DataLoader::Impl::worker()
 			break;
 		}
 		size_t window = opts.prefetch + static_cast<size_t>(want);
-		if (!shard || error || next_claim >= batches ||
+		if (!shard || error || next_claim >= shard->batches ||
 		    next_claim >= next_out + window) {
 			work_cv.wait(lk);
 			continue;
@@ -266,7 +267,7 @@ DataLoader::~DataLoader()
 	impl_->shutdown();
 }
 
-void DataLoader::start_epoch(int epoch)
+void DataLoader::start_epoch(int epoch, size_t skip)
 {
 	const LoaderOptions &o = impl_->opts;
 	size_t n = impl_->data->size();
@@ -279,14 +280,21 @@ void DataLoader::start_epoch(int epoch)
 	for (size_t i = n; i > 1; i--)
 		std::swap(perm[i - 1],
 			  perm[rng.below(static_cast<uint32_t>(i))]);
-	// Cut to whole global batches; rank r takes r, r + world, ...
+	// Cut to whole global batches; rank r takes r, r + world, ...  Batch
+	// k of every rank covers positions [k, k + 1) x world x batch of the
+	// permutation, so after k steps on any world size the first k x global
+	// positions are done: a resumed epoch starts at `skip`.
 	auto s = std::make_shared<Shard>();
 	s->epoch = epoch;
 	size_t world = static_cast<size_t>(o.world);
-	size_t total = impl_->batches * o.batch_size * world;
+	size_t global = o.batch_size * world;
+	skip = std::min(skip, n);
+	size_t batches = std::min(impl_->batches, (n - skip) / global);
+	size_t total = batches * global;
+	s->batches = batches;
 	s->records.reserve(total / world);
 	for (size_t i = static_cast<size_t>(o.rank); i < total; i += world)
-		s->records.push_back(perm[i]);
+		s->records.push_back(perm[skip + i]);
 
 	std::lock_guard<std::mutex> lk(impl_->mu);
 	s->generation = ++impl_->generation;
@@ -301,7 +309,7 @@ std::optional<Batch> DataLoader::next()
 {
 	Impl &d = *impl_;
 	std::unique_lock<std::mutex> lk(d.mu);
-	if (!d.shard || d.next_out >= d.batches)
+	if (!d.shard || d.next_out >= d.shard->batches)
 		return std::nullopt;
 	auto it = d.ready.find(d.next_out);
 	if (it == d.ready.end() && !d.error) {
@@ -350,6 +358,12 @@ int DataLoader::workers() const
 size_t DataLoader::batches_per_epoch() const
 {
 	return impl_->batches;
+}
+
+size_t DataLoader::batches_this_epoch() const
+{
+	std::lock_guard<std::mutex> lk(impl_->mu);
+	return impl_->shard ? impl_->shard->batches : impl_->batches;
 }
 
 double DataLoader::wait_seconds() const

@@ -67,7 +67,13 @@ class DataLoader {
 	~DataLoader(); // stops and joins the workers
 
 	// Starts epoch `epoch` (any order; a running epoch is abandoned).
-	void start_epoch(int epoch);
+	// `skip` samples of the epoch's permutation were trained already (a
+	// run stopped mid-epoch and resumed, maybe on another world size):
+	// the epoch goes on from there with the whole global batches left.
+	void start_epoch(int epoch, size_t skip = 0);
+	// Global batches of the epoch started last (batches_per_epoch() less
+	// those `skip` covered).
+	size_t batches_this_epoch() const;
 	// The next batch of this epoch, nothing at its end.  Blocks while the
 	// workers have not produced it; that time is counted as waiting.
 	std::optional<Batch> next();

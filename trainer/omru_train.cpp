@@ -29,6 +29,7 @@
 #include "metrics.hpp"
 #include "models.hpp"
 #include "profile_mode.hpp"
+#include "stop_request.hpp"
 #include "train_options.hpp"
 
 using namespace omru;
@@ -93,11 +94,17 @@ class Trainer {
 	{
 		auto job_start = clock_type::now();
 		int first_epoch = resume();
-		sched_->set_global_batch(env_.world * o_.batch_size, first_epoch);
+		const size_t global = static_cast<size_t>(env_.world) * o_.batch_size;
+		sched_->set_global_batch(static_cast<int>(global),
+					 first_epoch + static_cast<double>(skip_) /
+							       static_cast<double>(data_->size()));
+		if (o_.elastic)
+			watch_stop_requests();
 
 		std::optional<double> profiled;
 		double profile_s = 0;
-		if (!o_.profile_gpus.empty()) {
+		// A resumed run (an elastic job restarted) was profiled before.
+		if (!o_.profile_gpus.empty() && first_epoch == 0 && skip_ == 0) {
 			// One averager per group, as in training: its hooks stay
 			// registered across the timed steps (a fresh one per step
 			// adds hook bookkeeping that training does not pay).
@@ -137,7 +144,22 @@ class Trainer {
 		GradientAverager averager(pg_.all(), net_->parameters());
 
 		for (int epoch = first_epoch; epoch < o_.epochs; epoch++) {
-			EpochMetrics m = train_epoch(loader, averager, epoch);
+			size_t skip = epoch == first_epoch ? skip_ : 0;
+			EpochMetrics m = train_epoch(loader, averager, epoch, skip);
+			if (stopped_at_) {
+				// Asked to stop (a resize): checkpoint at this step
+				// and exit for the requeue; the epoch's metrics line
+				// comes from the run that finishes it.
+				save(epoch, *stopped_at_);
+				pg_.barrier();
+				if (env_.rank == 0)
+					std::fprintf(stderr, "omru-train: stop requested: checkpoint "
+							     "at epoch %d + %zu samples written to %s; "
+							     "exiting %d to be requeued\n",
+						     epoch, *stopped_at_, o_.checkpoint.c_str(),
+						     kElasticExitCode);
+				return kElasticExitCode;
+			}
 			if (epoch == first_epoch) {
 				m.profiled_epoch_s = profiled;
 				if (profile_s > 0)
@@ -176,10 +198,12 @@ class Trainer {
 		if (!load_checkpoint(o_.checkpoint, *net_, *opt_, p, o_.model))
 			return 0;
 		sched_->restore(p.lr);
+		skip_ = static_cast<size_t>(p.samples_into_epoch);
 		if (env_.rank == 0)
-			std::fprintf(stderr, "omru-train: resumed %s after epoch %d (written by %d "
-					     "process(es), now %d)\n",
-				     o_.checkpoint.c_str(), p.epochs_done, p.world_size, env_.world);
+			std::fprintf(stderr, "omru-train: resumed %s after epoch %d + %zu samples "
+					     "(written by %d process(es), now %d)\n",
+				     o_.checkpoint.c_str(), p.epochs_done, skip_, p.world_size,
+				     env_.world);
 		return p.epochs_done;
 	}
 
@@ -203,17 +227,22 @@ class Trainer {
 		return { loss.item<double>(), correct };
 	}
 
-	EpochMetrics train_epoch(DataLoader &loader, GradientAverager &avg, int epoch)
+	// `skip`: samples of this epoch a stopped run trained already.
+	EpochMetrics train_epoch(DataLoader &loader, GradientAverager &avg, int epoch,
+				 size_t skip)
 	{
-		loader.start_epoch(epoch);
+		loader.start_epoch(epoch, skip);
 		loader.reset_wait();
 		const bool reporting = env_.local_rank == 0 && !o_.loader_report.empty();
 		if (reporting)
 			window_.restart(loader.counters(), seconds_now());
 		net_->train();
 		const size_t steps = o_.max_steps_per_epoch > 0
-			? std::min<size_t>(o_.max_steps_per_epoch, loader.batches_per_epoch())
-			: loader.batches_per_epoch();
+			? std::min<size_t>(o_.max_steps_per_epoch, loader.batches_this_epoch())
+			: loader.batches_this_epoch();
+		const size_t global = static_cast<size_t>(env_.world) * o_.batch_size;
+		// The schedule's position counts the steps a stopped run did.
+		const double done_before = static_cast<double>(skip) / global;
 		auto t0 = clock_type::now();
 		double loss_sum = 0;
 		int64_t correct = 0, samples = 0;
@@ -221,7 +250,8 @@ class Trainer {
 			std::optional<Batch> b = loader.next();
 			if (!b)
 				break;
-			set_lr(sched_->lr(epoch + static_cast<double>(i) / steps));
+			set_lr(sched_->lr(epoch + (done_before + static_cast<double>(i)) /
+							  (done_before + steps)));
 			auto [loss, ok] = step(*b, avg);
 			track_phase(loss);
 			loss_sum += loss;
@@ -229,6 +259,14 @@ class Trainer {
 			samples += b->labels.size(0);
 			if (reporting)
 				report_loader(loader, static_cast<uint64_t>(b->labels.size(0)));
+			// Every rank must stop at the same step: agreed each step
+			// (one scalar allreduce) in elastic runs only.
+			if (o_.elastic && i + 1 < steps &&
+			    allreduce_max(pg_.all().get(), stop_requested() ? 1.0 : 0.0,
+					  device_) > 0) {
+				stopped_at_ = skip + (i + 1) * global;
+				break;
+			}
 		}
 		double epoch_s = std::chrono::duration<double>(clock_type::now() - t0).count();
 		c10d::ProcessGroup *g = pg_.all().get();
@@ -301,13 +339,14 @@ class Trainer {
 		std::fprintf(stderr, "omru-train: %s\n", line.c_str());
 	}
 
-	void save(int epochs_done)
+	void save(int epochs_done, size_t samples_into_epoch = 0)
 	{
 		if (o_.checkpoint.empty() || env_.rank != 0)
 			return;
 		Progress p;
 		p.model = o_.model;
 		p.epochs_done = epochs_done;
+		p.samples_into_epoch = samples_into_epoch;
 		p.world_size = env_.world;
 		p.global_batch = env_.world * o_.batch_size;
 		p.seed = o_.seed;
@@ -339,6 +378,8 @@ class Trainer {
 	std::unique_ptr<torch::optim::SGD> opt_;
 	std::unique_ptr<LrSchedule> sched_;
 	long global_step_ = 0;
+	size_t skip_ = 0; // samples of the first epoch done before a resume
+	std::optional<size_t> stopped_at_; // a stop request: samples into the epoch
 	double first_loss_ = 0;
 	std::optional<double> phase_drop_;
 	LoaderWindow window_;

@@ -37,6 +37,8 @@ const char kTrainHelp[] =
 	"  --threads N             torch threads per process (default: cores / tasks on the node)\n"
 	"  --seed N                (1)\n"
 	"  --checkpoint PATH       save at epoch ends; resume from it if present\n"
+	"  --elastic               (or OMRU_ELASTIC=1) SIGUSR1 stops the run at the next\n"
+	"                          step: checkpoint, exit status 85 (requeue, resize)\n"
 	"  --metrics PATH          one JSON line per epoch (also to OMRU_METRICS_FILE,\n"
 	"                          spank_omru's copy for sacct, when set)\n"
 	"  --profile-gpus LIST     profile mode: time steps on these process counts\n"
@@ -52,7 +54,8 @@ const char kTrainHelp[] =
 	"Environment: OMRU_LOADER_SHARE_FILE names a file holding the number of\n"
 	"loader workers, followed within a second; OMRU_LOADER_REPORT names the\n"
 	"file where the first task on a node reports what its loader measured.\n"
-	"Exit status: 0 done, 1 training failed, 2 bad usage or input.\n"
+	"Exit status: 0 done, 1 training failed, 2 bad usage or input, 85 stopped\n"
+	"for a resize (elastic; checkpoint written).\n"
 	"See omru-train(1).\n";
 
 static std::vector<int> parse_counts(const std::string &v)
@@ -99,7 +102,7 @@ TrainOptions parse_train_options(const std::vector<std::string> &argv,
 			  { "momentum", true }, { "weight-decay", true },
 			  { "loader-workers", true }, { "no-augment", false },
 			  { "threads", true }, { "seed", true },
-			  { "checkpoint", true }, { "metrics", true },
+			  { "checkpoint", true }, { "elastic", false }, { "metrics", true },
 			  { "profile-gpus", true }, { "profile-steps", true },
 			  { "profile-min-s", true },
 			  { "profile-warmup", true }, { "profile-out", true },
@@ -146,6 +149,12 @@ TrainOptions parse_train_options(const std::vector<std::string> &argv,
 	o.threads = static_cast<int>(a.integer("threads", 0, 1, 1024));
 	o.seed = static_cast<uint64_t>(a.integer("seed", 1, 0, 1L << 62));
 	o.checkpoint = a.get("checkpoint").value_or("");
+	o.elastic = a.has("elastic") || env("OMRU_ELASTIC") == "1";
+	if (o.elastic && o.checkpoint.empty())
+		throw UsageError(std::string(a.has("elastic") ? "--elastic" :
+					     "OMRU_ELASTIC=1 (sbatch --omru-elastic)") +
+				 " needs --checkpoint PATH on storage the restarted job "
+				 "sees: a resized job resumes from it");
 	o.metrics = a.get("metrics").value_or("");
 	o.slurm_metrics = env("OMRU_METRICS_FILE");
 	if (o.slurm_metrics == o.metrics)

@@ -36,6 +36,9 @@ struct TrainOptions {
 	int threads = 0;                // torch intra-op threads; 0: cores / local tasks
 	uint64_t seed = 1;
 	std::string checkpoint;
+	// --elastic or OMRU_ELASTIC=1 (--omru-elastic): SIGUSR1 stops the run at
+	// the next step with a checkpoint and exit status kElasticExitCode.
+	bool elastic = false;
 	std::string metrics; // --metrics: the user's file; failing to write it is fatal
 	// OMRU_METRICS_FILE: spank_omru's copy, from which the job's summary
 	// reaches sacct; best effort (it exists on the batch node only, and

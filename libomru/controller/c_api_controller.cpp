@@ -11,6 +11,7 @@
 #include <string>
 
 #include "c_boundary.hpp"
+#include "controller/c_api_handle.hpp"
 #include "controller/controller.hpp"
 #include "controller/omru_conf.hpp"
 #include "controller/plan_state.hpp"
@@ -25,17 +26,6 @@ using omru::controller::Decision;
 using omru::guarded;
 using omru::put;
 
-struct omru_ctl {
-	omru::controller::OmruConf conf;
-	std::string state_dir;
-	std::string warnings;
-	std::unique_ptr<Controller> ctl;
-	omru::controller::Snapshot snap;
-	bool snap_ok = false;
-	// The store file as last read or written here: a different one means
-	// omru-profile changed it, and the store thread reads it again.
-	omru::profiler::StoreStamp store_stamp;
-};
 
 namespace {
 
@@ -48,6 +38,10 @@ omru::controller::PlanSettings settings_of(const omru::controller::OmruConf &c)
 	s.correction_margin = c.correction_margin;
 	s.cpus_per_gpu = c.cpus_per_gpu;
 	s.loader_cpus = c.loader_cpus;
+	s.elastic = c.elastic;
+	s.resize.grace_s = c.elastic_grace_s;
+	s.resize.default_cost_s = c.restart_overhead_s;
+	s.resize.margin = c.resize_margin;
 	return s;
 }
 
@@ -189,10 +183,18 @@ int omru_ctl_snapshot_job(omru_ctl_t *ctl, const omru_ctl_job_t *job, char *err,
 			j.gpus_min = (o.set & OMRU_OPT_GPUS) ? int(o.gpus_min) : job->gpus;
 			j.gpus_max = (o.set & OMRU_OPT_GPUS) ? int(o.gpus_max) : job->gpus;
 			j.profile_mode = o.profile;
-			if (job->running && job->admin_comment) {
+			j.elastic = (o.set & OMRU_OPT_ELASTIC) != 0;
+			if (job->admin_comment) {
 				auto rec = omru::parse_admin_comment(job->admin_comment);
-				if (rec.ok() && rec.value().get("rows"))
+				if (job->running && rec.ok() && rec.value().get("rows"))
 					j.rows = *rec.value().get("rows");
+				// What an earlier run finished (a resized job).
+				const std::string *done = rec.ok() ? rec.value().get("epochs_done")
+								   : nullptr;
+				char *end = nullptr;
+				double d = done ? std::strtod(done->c_str(), &end) : 0;
+				if (done && end && !*end && d >= 0 && d <= j.epochs)
+					j.epochs_done = d;
 			}
 			if (j.gpus_min < 1 || j.gpus_min > j.gpus_max)
 				return bad("GPU range " + std::to_string(j.gpus_min) + "-" +

@@ -29,7 +29,8 @@ SiteProfiles only_table(std::shared_ptr<const ProfileTable> t)
 
 Controller::Controller(const SiteProfiles &site, PlanSettings s)
 	: store_(std::make_shared<profiler::ProfileStore>()),
-	  books_(site.table, site.row_list), settings_(s), pending_cap_(s.max_pending)
+	  books_(site.table, site.row_list), settings_(s), pending_cap_(s.max_pending),
+	  resizes_(s.resize)
 {
 	books_.set_store(store_);
 }
@@ -45,6 +46,38 @@ void Controller::reconfigure(const SiteProfiles &site, PlanSettings s)
 	books_.set_store(store_);
 	settings_ = s;
 	pending_cap_ = s.max_pending;
+	resizes_.configure(s.resize);
+}
+
+bool Controller::pop_stop(StopRequest &out)
+{
+	if (stops_.empty())
+		return false;
+	out = stops_.front();
+	stops_.erase(stops_.begin());
+	return true;
+}
+
+bool Controller::pop_note(std::string &out)
+{
+	if (notes_.empty())
+		return false;
+	out = std::move(notes_.front());
+	notes_.erase(notes_.begin());
+	return true;
+}
+
+bool Controller::job_stopped(uint32_t job_id, bool for_resize, double now_s)
+{
+	bool waits = resizes_.ended(job_id, for_resize, now_s);
+	if (!waits && !for_resize)
+		resizes_.forget(job_id);
+	return waits;
+}
+
+std::optional<Resize> Controller::job_started(uint32_t job_id, double now_s)
+{
+	return resizes_.started(job_id, now_s);
 }
 
 void Controller::change(profiler::StoreOp op)
@@ -180,7 +213,8 @@ std::string Controller::learn_loader(const JobEnd &e, double now_s)
 std::string Controller::learn_runtime(const JobEnd &e, double now_s)
 {
 	double work_s = e.run_s - e.profile_s;
-	if (!e.completed || !(e.epochs > 0) || !(work_s > 0))
+	// A resized job's last run did part of the epochs: not comparable.
+	if (!e.completed || e.resized || !(e.epochs > 0) || !(work_s > 0))
 		return "";
 	double real = work_s / e.epochs;
 	SpeedBook &book = books_.for_user(e.uid);
@@ -243,7 +277,9 @@ void Controller::plan(const Snapshot &snap, double time_cap_ms)
 	BookFor book_for = [this](uint32_t uid) -> SpeedBook & {
 		return books_.for_user(uid);
 	};
-	BuiltInput b = build_plan_input(snap, book_for, st);
+	for (std::string &line : resizes_.expire(snap.now_s))
+		notes_.push_back(std::move(line));
+	BuiltInput b = build_plan_input(snap, book_for, st, &resizes_);
 	std::unordered_map<uint32_t, Decision> out;
 	planner::Plan plan;
 	if (!b.in.jobs.empty()) {
@@ -274,9 +310,28 @@ void Controller::plan(const Snapshot &snap, double time_cap_ms)
 		}
 		out.emplace(b.job_ids[j], std::move(d));
 	}
+	// Where each prediction comes from, and who should profile.
+	std::unordered_map<uint32_t, const JobSnap *> by_id;
+	for (const JobSnap &j : snap.jobs)
+		by_id.emplace(j.job_id, &j);
 	for (const planner::Action &a : plan.now) {
-		if (a.kind != planner::Action::Kind::Start)
-			continue; // resizing is off in Slurm (needs checkpoints)
+		if (a.kind == planner::Action::Kind::Resize) {
+			// The job keeps running until it stops at a step;
+			// the next plans hold its new GPUs for it.
+			const JobSnap *js = by_id[b.job_ids[a.job]];
+			if (!js || !js->running || !js->elastic)
+				continue;
+			Resize r;
+			r.job_id = js->job_id;
+			r.model = js->model;
+			r.from_gpus = js->gpus;
+			r.to_gpus = a.gpus;
+			r.where = a.where;
+			r.asked_s = snap.now_s;
+			if (resizes_.request(r))
+				stops_.push_back({ r.job_id, r.from_gpus, r.to_gpus });
+			continue;
+		}
 		Decision &d = out[b.job_ids[a.job]];
 		d.kind = Decision::Kind::Start;
 		d.where = a.where;
@@ -284,10 +339,6 @@ void Controller::plan(const Snapshot &snap, double time_cap_ms)
 		d.nodes = static_cast<int>(a.where.size());
 		d.start_s = snap.now_s;
 	}
-	// Where each prediction comes from, and who should profile.
-	std::unordered_map<uint32_t, const JobSnap *> by_id;
-	for (const JobSnap &j : snap.jobs)
-		by_id.emplace(j.job_id, &j);
 	for (size_t j = 0; j < b.in.jobs.size(); j++) {
 		Decision &d = out[b.job_ids[j]];
 		if (d.gpus <= 0)
@@ -297,7 +348,8 @@ void Controller::plan(const Snapshot &snap, double time_cap_ms)
 			return js && books_.own_row(js->uid, b.book[j]->profiles()->model_name(m), g, k);
 		};
 		d.profile = profile_source(b, j, d.gpus, d.nodes, own);
-		if (js && d.kind == Decision::Kind::Start && !js->running)
+		if (js && d.kind == Decision::Kind::Start && !js->running &&
+		    !resizes_.under_way(js->job_id))
 			d.profiling = profiling_counts(*js, d.gpus);
 	}
 	for (auto it = learned_.begin(); it != learned_.end();)

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -61,6 +62,14 @@ struct JobEnd {
 	double profile_s = 0;    // of run_s, spent profiling (its record)
 	std::string rows;        // its record's `rows`
 	std::string loader;      // its record's `loader` (W:X:F:R), "" if none
+	bool resized = false;    // its record has `resizes`: run_s is not all its work
+};
+
+// A stop the glue must send (SIGUSR1 to the job's steps): the plan resizes
+// the running elastic job.
+struct StopRequest {
+	uint32_t job_id = 0;
+	int from_gpus = 0, to_gpus = 0;
 };
 
 struct PlanStats {
@@ -112,6 +121,19 @@ class Controller {
 	void set_choice(const planner::PlanChoice &c) { replanner_.set_choice(c); }
 	bool planned() const { return stats_.plans > 0; }
 
+	// ---- elastic jobs (resize_book.hpp) ----
+	// The next stop the plans decided (each once; the glue signals the
+	// job).  RET false when none is left.
+	bool pop_stop(StopRequest &out);
+	// The next line for the log (a resize given up).  RET false: none.
+	bool pop_note(std::string &out);
+	// A job ended; `for_resize`: its tasks exited with the elastic exit
+	// code and Slurm requeues it.  RET whether it now waits to resume.
+	bool job_stopped(uint32_t job_id, bool for_resize, double now_s);
+	// A job started; RET its resize when it resumed from one (cost set).
+	std::optional<Resize> job_started(uint32_t job_id, double now_s);
+	const ResizeBook &resizes() const { return resizes_; }
+
 	// A running job's reported rows (AdminComment rows=), learned once
 	// per change; counts above what it holds are ignored.  RET whether
 	// the store changed.
@@ -136,6 +158,9 @@ class Controller {
 	planner::Replanner replanner_; // keeps the plan's choice across passes
 	std::unordered_map<uint32_t, Decision> decisions_;
 	PlanStats stats_;
+	ResizeBook resizes_;
+	std::vector<StopRequest> stops_;
+	std::vector<std::string> notes_;
 };
 
 } // namespace controller

@@ -213,6 +213,22 @@ const std::vector<Key> &keys()
 		  [](std::string_view v, size_t, OmruConf &c, Seen &) {
 			  return whole_in(v, 1, 1000000, c.max_pending_planned);
 		  } },
+		{ "Elastic",
+		  [](std::string_view v, size_t, OmruConf &c, Seen &) -> std::string {
+			  return parse_bool(v, c.elastic) ? "" : "must be yes or no";
+		  } },
+		{ "ElasticGrace",
+		  [](std::string_view v, size_t, OmruConf &c, Seen &) {
+			  return number_in(v, 5, 86400, c.elastic_grace_s, "seconds");
+		  } },
+		{ "RestartOverhead",
+		  [](std::string_view v, size_t, OmruConf &c, Seen &) {
+			  return number_in(v, 0, 86400, c.restart_overhead_s, "seconds");
+		  } },
+		{ "ResizeMargin",
+		  [](std::string_view v, size_t, OmruConf &c, Seen &) {
+			  return number_in(v, 0, 10, c.resize_margin, "a fraction");
+		  } },
 		{ "LogPlans",
 		  [](std::string_view v, size_t, OmruConf &c, Seen &) -> std::string {
 			  return parse_bool(v, c.log_plans) ? "" : "must be yes or no";
@@ -379,6 +395,10 @@ std::string format_omru_conf(const OmruConf &c)
 	s += " MaxPendingPlanned=" + std::to_string(c.max_pending_planned);
 	s += std::string(" LogPlans=") + (c.log_plans ? "yes" : "no");
 	s += " CorrectionMargin=" + fmt(c.correction_margin);
+	s += std::string(" Elastic=") + (c.elastic ? "yes" : "no");
+	s += " ElasticGrace=" + fmt(c.elastic_grace_s);
+	s += " RestartOverhead=" + fmt(c.restart_overhead_s);
+	s += " ResizeMargin=" + fmt(c.resize_margin);
 	return s;
 }
 

@@ -30,6 +30,10 @@ struct OmruConf {
 	int max_pending_planned = 5000;         // MaxPendingPlanned=, 1..1000000
 	bool log_plans = false;                 // LogPlans=
 	double correction_margin = 0.25;        // CorrectionMargin=, 0.01..10
+	bool elastic = true;                    // Elastic=: resize --omru-elastic jobs
+	double elastic_grace_s = 300;           // ElasticGrace=, 5..86400 seconds
+	double restart_overhead_s = 60;         // RestartOverhead=, 0..86400 (until measured)
+	double resize_margin = 0.1;             // ResizeMargin=, 0..10
 };
 
 constexpr size_t kMaxOmruConfBytes = 1u << 20; // the whole file

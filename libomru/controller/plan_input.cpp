@@ -25,8 +25,10 @@ using CurveKey = std::tuple<const SpeedBook *, int, int, int, int, double>;
 
 class Builder {
     public:
-	Builder(const Snapshot &s, const BookFor &book_for, const PlanSettings &st)
-		: snap_(s), book_for_(book_for), settings_(st)
+	Builder(const Snapshot &s, const BookFor &book_for, const PlanSettings &st,
+		const ResizeBook *resizes)
+		: snap_(s), book_for_(book_for), settings_(st),
+		  resizes_(st.elastic ? resizes : nullptr)
 	{
 	}
 	BuiltInput build();
@@ -46,10 +48,16 @@ class Builder {
 	int node_set(const std::vector<int> &eligible);
 	void add_running(const JobSnap &j);
 	void add_pending(const JobSnap &j);
+	// A resize under way: the job holds (or is about to hold) its new GPUs.
+	const Resize *held(const JobSnap &j) const;
+	NodeCounts held_where(const JobSnap &j, const Resize &r) const;
+	void add_held(const JobSnap &j, const Resize &r);
+	double epochs_left(const JobSnap &j) const;
 
 	const Snapshot &snap_;
 	const BookFor &book_for_;
 	const PlanSettings &settings_;
+	const ResizeBook *resizes_;
 	int nodes_ = 0, gpn_ = 1, total_ = 0;
 	std::map<CurveKey, int> curves_;
 	std::map<std::vector<int>, int> sets_;
@@ -122,7 +130,40 @@ int Builder::node_set(const std::vector<int> &eligible)
 	return index;
 }
 
-void Builder::add_running(const JobSnap &j)
+double Builder::epochs_left(const JobSnap &j) const
+{
+	// An earlier run's epochs count; a little is always left (the run
+	// that said it finished everything is still running).
+	return std::max(std::min(1.0, j.epochs) * 0.01, j.epochs - j.epochs_done);
+}
+
+const Resize *Builder::held(const JobSnap &j) const
+{
+	if (!resizes_ || !j.elastic)
+		return nullptr;
+	const Resize *r = resizes_->under_way(j.job_id);
+	// Pending again only once it stopped for the resize (a requeue for
+	// another reason is planned like any pending job).
+	if (!r || (!j.running && !(r->stopped_s > 0)))
+		return nullptr;
+	return r;
+}
+
+// Stopping: what it holds and what it will get, so nothing else is
+// planned into either meanwhile; requeued: what it will get.
+NodeCounts Builder::held_where(const JobSnap &j, const Resize &r) const
+{
+	if (!j.running)
+		return r.where;
+	std::map<int, int> per_node;
+	for (auto [node, n] : j.where)
+		per_node[node] = n;
+	for (auto [node, n] : r.where)
+		per_node[node] = std::max(per_node[node], n);
+	return NodeCounts(per_node.begin(), per_node.end());
+}
+
+void Builder::add_held(const JobSnap &j, const Resize &r)
 {
 	int c = curve(j);
 	if (c < 0)
@@ -132,7 +173,47 @@ void Builder::add_running(const JobSnap &j)
 	pj.curve = c;
 	pj.submit_s = j.submit_s;
 	pj.running = true;
-	pj.resizable = false; // resizing needs checkpoint/restart (later)
+	pj.resizable = false;
+	pj.where = held_where(j, r);
+	pj.gpus = 0;
+	for (auto [node, n] : pj.where)
+		pj.gpus += n;
+	int m = model_of(j);
+	int span = static_cast<int>(r.where.size());
+	if (m >= 0 && span >= min_nodes(r.to_gpus) && span <= std::min(r.to_gpus, nodes_)) {
+		pj.epoch_s = speed_of(book_of(j))->spread(m, r.to_gpus, span).epoch_s;
+		pj.epochs_at_progress_start = epochs_left(j);
+	} else {
+		pj.epoch_s = runtime_of(j);
+		pj.epochs_at_progress_start = 1;
+	}
+	// Progress resumes once the restart is paid (from the request on).
+	pj.progress_start_s = std::max(snap_.now_s,
+				       r.asked_s + resizes_->priced_cost_s(j.model));
+	pj.remaining_epochs = pj.epochs_at_progress_start;
+	out_.in.jobs.push_back(std::move(pj));
+	out_.job_ids.push_back(j.job_id);
+	out_.model.push_back(m);
+	out_.book.push_back(&book_of(j));
+}
+
+void Builder::add_running(const JobSnap &j)
+{
+	if (const Resize *r = held(j)) {
+		add_held(j, *r);
+		return;
+	}
+	int c = curve(j);
+	if (c < 0)
+		return;
+	planner::PlanJob pj;
+	pj.id = j.job_id;
+	pj.curve = c;
+	pj.submit_s = j.submit_s;
+	pj.running = true;
+	pj.resizable = resizes_ && j.elastic && !resizes_->refused(j.job_id);
+	if (pj.resizable)
+		pj.restart_s = resizes_->priced_cost_s(j.model);
 	pj.gpus = j.gpus;
 	pj.where = j.where;
 	int m = model_of(j);
@@ -141,8 +222,8 @@ void Builder::add_running(const JobSnap &j)
 	if (m >= 0 && span <= std::min(j.gpus, nodes_) && span >= min_nodes(j.gpus) &&
 	    j.gpus <= total_) {
 		pj.epoch_s = speed_of(book_of(j))->spread(m, j.gpus, span).epoch_s;
-		pj.epochs_at_progress_start = j.epochs;
-		end = j.start_s + j.epochs * pj.epoch_s;
+		pj.epochs_at_progress_start = epochs_left(j);
+		end = j.start_s + pj.epochs_at_progress_start * pj.epoch_s;
 	} else {
 		pj.epoch_s = runtime_of(j);
 		pj.epochs_at_progress_start = 1;
@@ -164,6 +245,10 @@ void Builder::add_running(const JobSnap &j)
 
 void Builder::add_pending(const JobSnap &j)
 {
+	if (const Resize *r = held(j)) {
+		add_held(j, *r);
+		return;
+	}
 	int c = j.eligible.empty() ? -1 : curve(j);
 	if (c < 0) {
 		out_.unmodelled.push_back(j.job_id);
@@ -174,7 +259,7 @@ void Builder::add_pending(const JobSnap &j)
 	pj.curve = c;
 	pj.submit_s = j.submit_s;
 	int m = model_of(j);
-	pj.remaining_epochs = m >= 0 ? j.epochs : 1;
+	pj.remaining_epochs = m >= 0 ? epochs_left(j) : 1;
 	bool all = static_cast<int>(j.eligible.size()) == nodes_;
 	pj.node_set = all ? -1 : node_set(j.eligible);
 	out_.in.jobs.push_back(std::move(pj));
@@ -196,18 +281,29 @@ BuiltInput Builder::build()
 	in.gpus_per_node = gpn_;
 	in.objective = settings_.objective;
 	in.fairness_factor = settings_.fairness_factor;
-	in.reuse = false; // resizing running jobs needs checkpoint/restart
+	// GPU reuse grows running elastic jobs; without any it only costs.
+	in.reuse = false;
+	if (resizes_)
+		for (const JobSnap &j : snap_.jobs)
+			in.reuse = in.reuse || (j.running && j.elastic && !resizes_->refused(j.job_id));
+	in.restart_overhead_s = resizes_ ? resizes_->priced_cost_s("") : 0;
 	if (nodes_ == 0 || total_ == 0)
 		return std::move(out_);
 
 	// Capacity and free GPUs: what running jobs hold is taken from the
 	// jobs themselves, so the plan's books always balance.
 	std::vector<int> used(nodes_, 0);
-	for (const JobSnap &j : snap_.jobs)
-		if (j.running)
-			for (auto [node, n] : j.where)
-				if (node >= 0 && node < nodes_)
-					used[node] += n;
+	auto count = [&](const NodeCounts &where) {
+		for (auto [node, n] : where)
+			if (node >= 0 && node < nodes_)
+				used[node] += n;
+	};
+	for (const JobSnap &j : snap_.jobs) {
+		if (const Resize *r = held(j))
+			count(held_where(j, *r));
+		else if (j.running)
+			count(j.where);
+	}
 	in.node_gpus.resize(nodes_);
 	in.free_per_node.resize(nodes_);
 	for (int n = 0; n < nodes_; n++) {
@@ -222,7 +318,7 @@ BuiltInput Builder::build()
 
 	std::vector<const JobSnap *> running, pending;
 	for (const JobSnap &j : snap_.jobs)
-		(j.running ? running : pending).push_back(&j);
+		(j.running || held(j) ? running : pending).push_back(&j);
 	auto by_submit = [](const JobSnap *a, const JobSnap *b) {
 		if (a->submit_s != b->submit_s)
 			return a->submit_s < b->submit_s;
@@ -242,6 +338,10 @@ BuiltInput Builder::build()
 	}
 	std::sort(pending.begin(), pending.end(), by_submit);
 	for (const JobSnap *j : running) {
+		if (const Resize *r = held(*j)) {
+			add_held(*j, *r);
+			continue;
+		}
 		bool ok = !j->where.empty();
 		for (auto [node, n] : j->where)
 			ok = ok && node >= 0 && node < nodes_ && n > 0;
@@ -286,16 +386,16 @@ const SpeedModel *SpeedBook::model_for(int nodes, int gpus_per_node)
 }
 
 BuiltInput build_plan_input(const Snapshot &snap, const BookFor &book_for,
-			    const PlanSettings &settings)
+			    const PlanSettings &settings, const ResizeBook *resizes)
 {
-	return Builder(snap, book_for, settings).build();
+	return Builder(snap, book_for, settings, resizes).build();
 }
 
 BuiltInput build_plan_input(const Snapshot &snap, SpeedBook &book,
 			    const PlanSettings &settings)
 {
 	BookFor one = [&book](uint32_t) -> SpeedBook & { return book; };
-	return Builder(snap, one, settings).build();
+	return Builder(snap, one, settings, nullptr).build();
 }
 
 ProfileSource profile_source(const BuiltInput &b, size_t job, int gpus,

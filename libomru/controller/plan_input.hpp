@@ -23,6 +23,7 @@
 #include <tuple>
 #include <vector>
 
+#include "controller/resize_book.hpp"
 #include "controller/snapshot.hpp"
 #include "profiler/profile_table.hpp"
 #include "profiler/speed_model.hpp"
@@ -51,6 +52,10 @@ struct PlanSettings {
 	// raises them (LoaderCpus=): one CPU for the step plus its workers.
 	int cpus_per_gpu = 0;
 	bool loader_cpus = false;
+	// Running --omru-elastic jobs may be resized (Elastic=), priced and
+	// timed by the resize book (resize_book.hpp).
+	bool elastic = true;
+	ResizeSettings resize;
 };
 
 class SpeedBook;
@@ -92,8 +97,11 @@ using BookFor = std::function<SpeedBook &(uint32_t uid)>;
 
 // IN snap: validated by the glue; jobs with nonsense (no GPUs, a range
 // above the cluster) are left out rather than failing the whole plan.
+// IN resizes: resizes under way and restart costs; nullptr: no job is
+//    resized (the plan has no GPU reuse).
 BuiltInput build_plan_input(const Snapshot &snap, const BookFor &book_for,
-			    const PlanSettings &settings);
+			    const PlanSettings &settings,
+			    const ResizeBook *resizes = nullptr);
 // Every user's jobs priced by one book.
 BuiltInput build_plan_input(const Snapshot &snap, SpeedBook &book,
 			    const PlanSettings &settings);

@@ -33,6 +33,11 @@ struct JobSnap {
 	uint32_t uid = 0;        // whose profiles price it (profile_books.hpp)
 	// --omru-profile: 0 auto, 1 off, 2 force (omru_profile_mode_t).
 	int profile_mode = 0;
+	// --omru-elastic: the plan may resize it while it runs.
+	bool elastic = false;
+	// Epochs an earlier run of the job finished (AdminComment epochs_done,
+	// written when a resized job stopped): the work left is epochs less this.
+	double epochs_done = 0;
 	// Running: the `rows` field of its AdminComment, what it measured so
 	// far (model/admin_comment.hpp), "" if none.
 	std::string rows;

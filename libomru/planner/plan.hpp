@@ -54,6 +54,9 @@ struct PlanJob {
 	// GPUs); the plan waits for progress_start_s first, since a job paying
 	// its restart overhead cannot be stopped.
 	bool resizable = true;
+	// What a resize costs this job (stop, requeue, start, resume), when
+	// the caller measured it; < 0: PlanInput::restart_overhead_s.
+	double restart_s = -1;
 	// The nodes it may be placed on: an index into PlanInput::node_sets
 	// (a Slurm partition, --nodelist, --exclude, --constraint), or -1 for
 	// every node.  Starts and growths use only these nodes.

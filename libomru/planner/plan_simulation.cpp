@@ -94,6 +94,11 @@ class PlanRun {
 	{
 		return in_.curves[in_.jobs[job].curve];
 	}
+	double restart_s(int job) const
+	{
+		double own = in_.jobs[job].restart_s;
+		return own >= 0 ? own : in_.restart_overhead_s;
+	}
 	double left_at(int job, double t) const
 	{
 		const JobState &s = jobs_[job];
@@ -445,7 +450,7 @@ PlanRun::Growth PlanRun::placed_growth(int job, int option)
 	g.option = option;
 	g.where = growth_where_;
 	g.epoch_s = e;
-	g.end_s = t_ + in_.restart_overhead_s + left_at(job, t_) * e;
+	g.end_s = t_ + restart_s(job) + left_at(job, t_) * e;
 	return g;
 }
 
@@ -461,8 +466,7 @@ void PlanRun::resize(int job, const Growth &g)
 			out_.now.push_back({ Action::Kind::Resize, job,
 					     curve(job).gpus[g.option], g.where });
 	}
-	run_segment(job, g.option, g.where, g.epoch_s, left,
-		    t_ + in_.restart_overhead_s);
+	run_segment(job, g.option, g.where, g.epoch_s, left, t_ + restart_s(job));
 	set_resizable_from(job, s.progress_start_s);
 	if (s.resizable_from_s > t_)
 		events_.push({ s.resizable_from_s, job, s.version });
@@ -524,8 +528,7 @@ void PlanRun::weigh(int job, Weighed &w) const
 		int add = cv.gpus[i] - s.gpus;
 		if (add > free_.total())
 			break;
-		double end = t_ + in_.restart_overhead_s +
-			     left * cv.packed(i, in_.gpus_per_node);
+		double end = t_ + restart_s(job) + left * cv.packed(i, in_.gpus_per_node);
 		w.gain.push_back((s.end_s - end) / add);
 		w.best = std::max(w.best, w.gain.back());
 	}

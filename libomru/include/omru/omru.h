@@ -25,6 +25,12 @@ extern "C" {
 #define OMRU_MODEL_MAX_LEN 64
 #define OMRU_GPUS_LIMIT 1024
 #define OMRU_EPOCHS_LIMIT 1000000.0
+/*
+ * The exit status of an elastic job's tasks when they stopped for a resize
+ * at select/omru's request (checkpoint written): slurm.conf must list it
+ * in RequeueExit so Slurm requeues the job (select_omru_cons_tres(8)).
+ */
+#define OMRU_ELASTIC_EXIT_CODE 85
 
 /* --omru-profile: whether the job measures its epoch time per GPU count. */
 typedef enum {
@@ -38,6 +44,8 @@ typedef enum {
 #define OMRU_OPT_EPOCHS 0x2u
 #define OMRU_OPT_GPUS 0x4u
 #define OMRU_OPT_PROFILE 0x8u
+/* --omru-elastic: the plan may resize the running job (stop, requeue) */
+#define OMRU_OPT_ELASTIC 0x10u
 
 /* A training job's OMRU options, validated. */
 typedef struct {
@@ -99,6 +107,7 @@ const char *omru_profile_mode_name(omru_profile_mode_t mode);
 #define OMRU_ENV_GPUS_MIN "OMRU_GPUS_MIN"
 #define OMRU_ENV_GPUS_MAX "OMRU_GPUS_MAX"
 #define OMRU_ENV_PROFILE "OMRU_PROFILE"
+#define OMRU_ENV_ELASTIC "OMRU_ELASTIC" /* "1" */
 /* Set by spank_omru in a batch job: the GPUs the plan gave the job and
  * where ("NODE:GPUS,..."). */
 #define OMRU_ENV_GPUS "OMRU_GPUS"
@@ -115,6 +124,14 @@ const char *omru_profile_mode_name(omru_profile_mode_t mode);
 int omru_job_options_from_env(const char *const *env, size_t count,
 			      omru_job_options_t *opts, char *err,
 			      size_t errlen);
+
+/*
+ * omru_job_options_check - the rules between options, once all are given:
+ * --omru-elastic needs --omru-epochs and a GPU range MIN < MAX.
+ * RET OMRU_OK or OMRU_EINVAL with the message in err
+ */
+int omru_job_options_check(const omru_job_options_t *opts, char *err,
+			   size_t errlen);
 
 /*
  * omru_job_options_format - one-line description for logs:

@@ -82,7 +82,8 @@ typedef struct {
 	const int *eligible;
 	int eligible_count;
 	uint32_t uid; /* the job's user: whose measured profiles price it */
-	/* Running: its AdminComment (what its node reported), or NULL. */
+	/* Its AdminComment (what its node reported; a requeued job's
+	 * epochs_done), or NULL. */
 	const char *admin_comment;
 } omru_ctl_job_t;
 
@@ -173,6 +174,27 @@ int omru_ctl_job_end(omru_ctl_t *ctl, uint32_t job_id, uint32_t uid,
 int omru_ctl_job_rows(omru_ctl_t *ctl, uint32_t job_id, uint32_t uid,
 		      const omru_job_options_t *opts, int gpus, int nodes,
 		      const char *comment);
+
+/*
+ * Elastic jobs (--omru-elastic; resize_book.hpp).  After a plan: pop the
+ * stops it decided and send each job SIGUSR1 (its steps, not the batch
+ * shell) outside the glue's lock; pop the notes (resizes given up) for the
+ * log.  When a job ends, omru_ctl_job_stopped with its exit status (the
+ * elastic exit code means Slurm requeues it to resume: RET 1); when a job
+ * starts, omru_ctl_job_started with its previous AdminComment and the one
+ * select/omru wrote for this start: RET 1 for a job resuming from a resize,
+ * with `out` the record to set (earlier fields kept, resizes= added,
+ * EPOCH_S:FROM>TO:COST_S) and `note` a line for the log.
+ * omru_ctl_resuming: RET 1 while a requeued job waits to resume (the glue
+ * keeps it in the plan through its requeue delay).
+ */
+int omru_ctl_pop_stop(omru_ctl_t *ctl, uint32_t *job_id, int *from_gpus, int *to_gpus);
+int omru_ctl_pop_note(omru_ctl_t *ctl, char *buf, size_t len);
+int omru_ctl_resuming(const omru_ctl_t *ctl, uint32_t job_id);
+int omru_ctl_job_stopped(omru_ctl_t *ctl, uint32_t job_id, int exit_status, double now_s);
+int omru_ctl_job_started(omru_ctl_t *ctl, uint32_t job_id, double now_s,
+			 const char *previous, const char *comment, char *out,
+			 size_t outlen, char *note, size_t notelen);
 
 /*
  * The profile store in StateDir (profiler/store_file.hpp), saved off

@@ -1,0 +1,26 @@
+// c_api_handle.hpp - what an omru_ctl_t is (omru/omru_ctl.h): the
+// controller and what its C entry points keep beside it.  Shared by the
+// C boundary's files (c_api_controller.cpp, c_api_elastic.cpp).
+#ifndef OMRU_CONTROLLER_C_API_HANDLE_HPP
+#define OMRU_CONTROLLER_C_API_HANDLE_HPP
+
+#include <memory>
+#include <string>
+
+#include "controller/controller.hpp"
+#include "controller/omru_conf.hpp"
+#include "profiler/store_file.hpp"
+
+struct omru_ctl {
+	omru::controller::OmruConf conf;
+	std::string state_dir;
+	std::string warnings;
+	std::unique_ptr<omru::controller::Controller> ctl;
+	omru::controller::Snapshot snap;
+	bool snap_ok = false;
+	// The store file as last read or written here: a different one means
+	// omru-profile changed it, and the store thread reads it again.
+	omru::profiler::StoreStamp store_stamp;
+};
+
+#endif

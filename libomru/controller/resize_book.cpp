@@ -1,0 +1,118 @@
+// resize_book.cpp - see resize_book.hpp.
+#include "controller/resize_book.hpp"
+
+#include <cstdio>
+
+namespace omru {
+namespace controller {
+
+bool ResizeBook::request(Resize r)
+{
+	if (r.job_id == 0 || refused(r.job_id) || open_.count(r.job_id) ||
+	    r.to_gpus < 1 || r.where.empty())
+		return false;
+	r.stopped_s = 0;
+	r.cost_s = 0;
+	open_.emplace(r.job_id, std::move(r));
+	return true;
+}
+
+bool ResizeBook::ended(uint32_t job_id, bool for_resize, double now_s)
+{
+	auto it = open_.find(job_id);
+	if (it == open_.end())
+		return false;
+	if (!for_resize || it->second.stopped_s > 0) {
+		open_.erase(it); // finished, failed or cancelled instead
+		return false;
+	}
+	it->second.stopped_s = now_s;
+	return true;
+}
+
+std::optional<Resize> ResizeBook::started(uint32_t job_id, double now_s)
+{
+	auto it = open_.find(job_id);
+	if (it == open_.end())
+		return std::nullopt;
+	Resize r = std::move(it->second);
+	open_.erase(it);
+	if (!(r.stopped_s > 0))
+		return std::nullopt; // not requeued by us: nothing measured
+	r.cost_s = std::max(0.0, now_s - r.asked_s);
+	Mean &m = by_model_[r.model];
+	m.n++;
+	m.sum += r.cost_s;
+	all_.n++;
+	all_.sum += r.cost_s;
+	return r;
+}
+
+std::vector<std::string> ResizeBook::expire(double now_s)
+{
+	std::vector<std::string> log;
+	char buf[256];
+	for (auto it = open_.begin(); it != open_.end();) {
+		const Resize &r = it->second;
+		bool stopping = !(r.stopped_s > 0);
+		double since = stopping ? r.asked_s : r.stopped_s;
+		if (now_s - since <= s_.grace_s) {
+			++it;
+			continue;
+		}
+		if (stopping) {
+			refused_.insert(r.job_id);
+			std::snprintf(buf, sizeof(buf),
+				      "job %u did not stop within %.0f s of the resize "
+				      "request (%d -> %d GPUs): left running, not resized again",
+				      r.job_id, s_.grace_s, r.from_gpus, r.to_gpus);
+		} else {
+			std::snprintf(buf, sizeof(buf),
+				      "job %u was requeued for %d GPUs but has not started "
+				      "there within %.0f s: planned like any pending job",
+				      r.job_id, r.to_gpus, s_.grace_s);
+		}
+		log.emplace_back(buf);
+		it = open_.erase(it);
+	}
+	return log;
+}
+
+const Resize *ResizeBook::under_way(uint32_t job_id) const
+{
+	auto it = open_.find(job_id);
+	return it == open_.end() ? nullptr : &it->second;
+}
+
+void ResizeBook::forget(uint32_t job_id)
+{
+	open_.erase(job_id);
+	refused_.erase(job_id);
+}
+
+std::vector<uint32_t> ResizeBook::jobs() const
+{
+	std::vector<uint32_t> out;
+	out.reserve(open_.size());
+	for (const auto &kv : open_)
+		out.push_back(kv.first);
+	return out;
+}
+
+double ResizeBook::priced_cost_s(const std::string &model) const
+{
+	double cost = s_.default_cost_s;
+	if (auto it = by_model_.find(model); it != by_model_.end() && it->second.n > 0)
+		cost = it->second.sum / it->second.n;
+	else if (all_.n > 0)
+		cost = all_.sum / all_.n;
+	return cost * (1 + s_.margin);
+}
+
+std::pair<long, double> ResizeBook::measured() const
+{
+	return { all_.n, all_.n ? all_.sum / all_.n : 0.0 };
+}
+
+} // namespace controller
+} // namespace omru

@@ -1,0 +1,95 @@
+// resize_book.hpp - what select/omru remembers about resizing elastic jobs
+// (--omru-elastic) between a plan's decision and the job running again:
+//
+//   running --plan resizes it--> stopping (SIGUSR1 sent; it still holds its
+//   GPUs, and the plan keeps its new ones for it too)
+//   stopping --exits OMRU_ELASTIC_EXIT_CODE--> resuming (Slurm requeued it;
+//   the plan keeps the new GPUs for it and starts it there first)
+//   resuming --starts--> running: the stop-to-start time is its restart cost
+//
+// A job that does not stop within the grace is left running and never
+// resized again (it ignored the request, or its script does not hand the
+// exit status back); a requeued job that cannot start on its new GPUs
+// within the grace is planned like any pending job.  The measured restart
+// costs (per model, and over all models) replace the configured
+// RestartOverhead in the plan.  Slurm-free; the glue calls it under its lock.
+#ifndef OMRU_CONTROLLER_RESIZE_BOOK_HPP
+#define OMRU_CONTROLLER_RESIZE_BOOK_HPP
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace omru {
+namespace controller {
+
+struct ResizeSettings {
+	double grace_s = 300;           // ElasticGrace: stop (and restart) in time
+	double default_cost_s = 60;     // RestartOverhead: before any is measured
+	double margin = 0.1;            // ResizeMargin: priced at (1 + margin) x cost
+};
+
+struct Resize {
+	uint32_t job_id = 0;
+	std::string model;
+	int from_gpus = 0, to_gpus = 0;
+	std::vector<std::pair<int, int>> where; // planned: node index, GPUs
+	double asked_s = 0;   // stop request sent
+	double stopped_s = 0; // ended for the requeue (0: still running)
+	double cost_s = 0;    // asked to started again (once started)
+};
+
+class ResizeBook {
+    public:
+	explicit ResizeBook(ResizeSettings s = {}) : s_(s) {}
+	void configure(ResizeSettings s) { s_ = s; }
+	const ResizeSettings &settings() const { return s_; }
+
+	// The plan resizes running job `r.job_id` now.  RET true when a stop
+	// request must be sent (not already under way, not refused).
+	bool request(Resize r);
+	// The job ended: for the requeue (its tasks exited with the elastic
+	// exit code) or for good.  RET whether it now waits to resume.
+	bool ended(uint32_t job_id, bool for_resize, double now_s);
+	// The job started.  RET its resize, cost measured, when it resumed.
+	std::optional<Resize> started(uint32_t job_id, double now_s);
+	// Stops and resumes past the grace are given up.  RET a log line per
+	// job given up; stopping jobs given up are never resized again.
+	std::vector<std::string> expire(double now_s);
+
+	// The job's resize under way (stopping or resuming), or nullptr.
+	const Resize *under_way(uint32_t job_id) const;
+	bool refused(uint32_t job_id) const { return refused_.count(job_id) > 0; }
+	// Forget a job that left slurmctld (or that the glue no longer sees).
+	void forget(uint32_t job_id);
+	// Jobs with a resize under way, for the glue's sweep.
+	std::vector<uint32_t> jobs() const;
+
+	// What a resize of `model` costs, as the plan should price it: the
+	// measured mean for the model, else over all models, else the
+	// configured cost; times (1 + margin).
+	double priced_cost_s(const std::string &model) const;
+	// Measured restart costs: count and mean (s), over all models.
+	std::pair<long, double> measured() const;
+
+    private:
+	struct Mean {
+		long n = 0;
+		double sum = 0;
+	};
+	ResizeSettings s_;
+	std::unordered_map<uint32_t, Resize> open_;
+	std::set<uint32_t> refused_;
+	std::map<std::string, Mean> by_model_;
+	Mean all_;
+};
+
+} // namespace controller
+} // namespace omru
+
+#endif

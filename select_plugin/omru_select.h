@@ -58,4 +58,15 @@ extern void omru_job_begin(job_record_t *job_ptr);
 /* A job ended: the next job_test re-plans. */
 extern void omru_job_fini(job_record_t *job_ptr);
 
+/*
+ * Elastic jobs (elastic_glue.c).  omru_elastic_check_config logs why
+ * resizes cannot work with this slurm.conf (RequeueExit).  After a plan,
+ * omru_elastic_after_plan sends the stops it decided (SIGUSR1 to each job's
+ * steps) and logs its notes; call it without `lock`, with slurmctld's job
+ * write lock held (job_test's callers hold it).
+ */
+struct omru_ctl;
+extern void omru_elastic_check_config(void);
+extern void omru_elastic_after_plan(struct omru_ctl *ctl, pthread_mutex_t *lock);
+
 #endif

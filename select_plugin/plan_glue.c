@@ -26,6 +26,7 @@
 #include "src/common/slurm_xlator.h"
 
 #include <math.h>
+#include <sys/wait.h>
 #include <pthread.h>
 #include <string.h>
 #include <time.h>
@@ -68,6 +69,7 @@ static omru_ctl_t *ctl = NULL;
 static test_only_memo_t *memo = NULL; /* held jobs' TEST_ONLY answers */
 static omru_ctl_settings_t settings;
 static bool dirty = true;
+static bool planned_since_stops = false; /* stops to send (elastic_glue.c) */
 static double last_plan_at = -1e300; /* monotonic seconds */
 static time_t seen_node_update = 0;
 static double last_stats_log = 0;
@@ -479,6 +481,8 @@ static int add_job(job_record_t *job_ptr, time_t now, int *eligible,
 	j.time_limit_s = 60.0 * job_time_limit_min(job_ptr);
 	j.priority = job_ptr->priority;
 	j.uid = job_ptr->user_id;
+	/* Rows its node sent; a requeued job's epochs_done. */
+	j.admin_comment = job_ptr->admin_comment;
 	j.opts = (g.opts.set && g.per_job) ? &g.opts : NULL;
 	if (g.opts.set && !g.per_job) {
 		/* Planned at its own count: only --gpus=N can be rewritten. */
@@ -496,7 +500,6 @@ static int add_job(job_record_t *job_ptr, time_t now, int *eligible,
 		gres_state_t *gs;
 		j.running = 1;
 		j.start_s = job_ptr->start_time;
-		j.admin_comment = job_ptr->admin_comment; /* rows its node sent */
 		if (!job_ptr->node_bitmap || !job_ptr->gres_list_alloc)
 			return 0;
 		/* gres_cnt_node_alloc is by position in the job's nodes. */
@@ -586,7 +589,11 @@ static void replan(time_t now)
 	it = list_iterator_create(job_list);
 	while ((job_ptr = list_next(it))) {
 		if (IS_JOB_PENDING(job_ptr)) {
-			if (job_waits_for_other_reasons(job_ptr, now))
+			/* A job requeued to resume from a resize waits out
+			 * Slurm's requeue delay on the GPUs held for it. */
+			if (job_waits_for_other_reasons(job_ptr, now) &&
+			    !(job_ptr->priority &&
+			      omru_ctl_resuming(ctl, job_ptr->job_id)))
 				continue;
 		} else if (!IS_JOB_RUNNING(job_ptr) && !IS_JOB_SUSPENDED(job_ptr)) {
 			continue;
@@ -599,6 +606,7 @@ static void replan(time_t now)
 	xfree(where_gpus);
 	double t1 = mono_now();
 	test_only_memo_sweep(memo);
+	planned_since_stops = true;
 	if (omru_ctl_plan(ctl, err, sizeof(err)) != OMRU_OK)
 		error("%s: planning failed, GPU jobs are scheduled as plain "
 		      "cons_tres until the next plan: %s", plugin_type, err);
@@ -701,7 +709,11 @@ extern int omru_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	if (mode != SELECT_MODE_TEST_ONLY)
 		maybe_replan(job_ptr, now);
 	omru_ctl_lookup(ctl, job_ptr->job_id, &d);
+	bool send_stops = planned_since_stops && settings.elastic;
+	planned_since_stops = false;
 	slurm_mutex_unlock(&plan_lock);
+	if (send_stops)
+		omru_elastic_after_plan(ctl, &plan_lock);
 
 	if (mode == SELECT_MODE_TEST_ONLY || d.kind == OMRU_DECIDE_PASS) {
 		/* Any count of the range must fit an empty cluster. */
@@ -859,7 +871,7 @@ extern void omru_job_begin(job_record_t *job_ptr)
 {
 	job_gpus_t g;
 	omru_ctl_decision_t d;
-	char comment[1024], desc[256];
+	char comment[1024], desc[256], resumed[1100], note[256];
 	char *nodes;
 
 	if (!ctl || !job_ptr || !job_gpu_request(job_ptr, &g))
@@ -874,6 +886,9 @@ extern void omru_job_begin(job_record_t *job_ptr)
 	dirty = true;
 	omru_ctl_lookup(ctl, job_ptr->job_id, &d);
 	if (d.kind != OMRU_DECIDE_START) {
+		/* Not the plan's start: a resize waiting for it is over. */
+		omru_ctl_job_started(ctl, job_ptr->job_id, time(NULL), NULL, NULL,
+				     resumed, sizeof(resumed), note, sizeof(note));
 		slurm_mutex_unlock(&plan_lock);
 		return;
 	}
@@ -891,11 +906,23 @@ extern void omru_job_begin(job_record_t *job_ptr)
 		nodes = bitmap2node_name(job_ptr->node_bitmap);
 		if (omru_ctl_admin_comment(ctl, job_ptr->job_id, &g.opts, nodes,
 					   time(NULL), cpus, comment,
-					   sizeof(comment)) == OMRU_OK) {
-			xfree(job_ptr->admin_comment);
-			job_ptr->admin_comment = xstrdup(comment);
-		}
+					   sizeof(comment)) != OMRU_OK)
+			comment[0] = '\0';
 		xfree(nodes);
+	} else {
+		comment[0] = '\0';
+	}
+	/* A job resuming from a resize keeps its record (epochs_done) and
+	 * gets the resize added; its restart cost is learned. */
+	if (omru_ctl_job_started(ctl, job_ptr->job_id, time(NULL),
+				 job_ptr->admin_comment, comment, resumed,
+				 sizeof(resumed), note, sizeof(note))) {
+		info("%s: %pJ %s", plugin_type, job_ptr, note);
+		xfree(job_ptr->admin_comment);
+		job_ptr->admin_comment = xstrdup(resumed);
+	} else if (comment[0]) {
+		xfree(job_ptr->admin_comment);
+		job_ptr->admin_comment = xstrdup(comment);
 	}
 	slurm_mutex_unlock(&plan_lock);
 }
@@ -912,6 +939,12 @@ extern void omru_job_fini(job_record_t *job_ptr)
 		job_options(job_ptr, &g);
 	slurm_mutex_lock(&plan_lock);
 	dirty = true;
+	if (job_ptr && omru_ctl_job_stopped(ctl, job_ptr->job_id,
+					    WEXITSTATUS(job_ptr->exit_code),
+					    time(NULL)))
+		info("%s: %pJ stopped for its resize (exit status %d): Slurm "
+		     "requeues it and the plan starts it first on its new GPUs",
+		     plugin_type, job_ptr, OMRU_ELASTIC_EXIT_CODE);
 	if (omru_job && g.opts.set && job_ptr->start_time &&
 	    job_ptr->end_time >= job_ptr->start_time) {
 		omru_ctl_job_end(ctl, job_ptr->job_id, job_ptr->user_id,
@@ -1014,6 +1047,36 @@ static void store_sync_once(void)
 	slurm_mutex_unlock(&plan_lock);
 }
 
+/*
+ * With nothing pending slurmctld never calls job_test, yet a job's end may
+ * leave GPUs a running elastic job should grow into: this thread re-plans
+ * then (as job_test would) and sends the stops, under slurmctld's locks
+ * taken in its own order (them first, then plan_lock).
+ */
+static void elastic_tick(void)
+{
+	slurmctld_lock_t locks = { .job = WRITE_LOCK, .node = READ_LOCK,
+				   .part = READ_LOCK };
+
+	if (!lock_slurmctld || !settings.elastic)
+		return;
+	lock_slurmctld(locks);
+	slurm_mutex_lock(&plan_lock);
+	double t = mono_now();
+	if (ctl && ((dirty && t - last_plan_at >= settings.plan_interval_min_s) ||
+		    t - last_plan_at >= settings.plan_interval_max_s)) {
+		dirty = false;
+		last_plan_at = t;
+		replan(time(NULL));
+	}
+	bool send = planned_since_stops;
+	planned_since_stops = false;
+	slurm_mutex_unlock(&plan_lock);
+	if (send)
+		omru_elastic_after_plan(ctl, &plan_lock);
+	unlock_slurmctld(locks);
+}
+
 static void *store_sync(void *arg)
 {
 	(void) arg;
@@ -1028,6 +1091,7 @@ static void *store_sync(void *arg)
 		slurm_mutex_unlock(&plan_lock);
 		learn_reported_rows();
 		store_sync_once();
+		elastic_tick();
 		slurm_mutex_lock(&plan_lock);
 	}
 	slurm_mutex_unlock(&plan_lock);
@@ -1060,6 +1124,8 @@ static int configure(omru_ctl_t *c)
 		omru_ctl_describe(c, desc, sizeof(desc));
 		info("%s: %s: %s", plugin_type, path, desc);
 		omru_ctl_settings(c, &settings);
+		if (settings.elastic)
+			omru_elastic_check_config();
 	}
 	xfree(path);
 	return rc == OMRU_OK ? SLURM_SUCCESS : SLURM_ERROR;

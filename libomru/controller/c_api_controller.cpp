@@ -109,6 +109,7 @@ void omru_ctl_settings(const omru_ctl_t *ctl, omru_ctl_settings_t *out)
 	out->cpus_per_gpu = ctl->conf.cpus_per_gpu;
 	out->plan_rigid_jobs = ctl->conf.plan_rigid_jobs;
 	out->log_plans = ctl->conf.log_plans;
+	out->elastic = ctl->conf.elastic;
 }
 
 void omru_ctl_describe(const omru_ctl_t *ctl, char *buf, size_t len)
@@ -359,6 +360,7 @@ int omru_ctl_job_end(omru_ctl_t *ctl, uint32_t job_id, uint32_t uid,
 				e.rows = *r;
 			if (const std::string *l = rec.value().get("loader"))
 				e.loader = *l;
+			e.resized = rec.value().get("resizes") != nullptr;
 			if (const std::string *p = rec.value().get("profile_s")) {
 				char *end = nullptr;
 				double v = std::strtod(p->c_str(), &end);

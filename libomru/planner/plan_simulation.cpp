@@ -166,6 +166,7 @@ class PlanRun {
 	};
 	void weigh(int job, Weighed &w) const;
 	void resize(int job, const Growth &g);
+	int soonest_option(int job, int from) const;
 	void finish(int job);
 
 	const PlanInput &in_;
@@ -513,6 +514,22 @@ bool PlanRun::grow_latest()
 	return true;
 }
 
+// Of the job's counts from `from` on that the idle GPUs can pay for, the one
+// whose packed time ends it soonest.
+int PlanRun::soonest_option(int job, int from) const
+{
+	const JobState &s = jobs_[job];
+	const SpeedCurve &cv = curve(job);
+	int best = from;
+	for (size_t i = from + 1; i < cv.gpus.size(); i++) {
+		if (cv.gpus[i] - s.gpus > free_.total())
+			break;
+		if (cv.packed(i, in_.gpus_per_node) < cv.packed(best, in_.gpus_per_node))
+			best = static_cast<int>(i);
+	}
+	return best;
+}
+
 // The growths a job could make now, by packed estimate: completion time
 // saved per added GPU for each larger count the idle GPUs can pay for.
 void PlanRun::weigh(int job, Weighed &w) const
@@ -576,7 +593,18 @@ bool PlanRun::grow_best_per_gpu()
 		if (best < 0)
 			return false;
 		int job = window_[best].job;
-		Growth g = placed_growth(job, best_option);
+		// Gain per GPU shares idle GPUs between jobs that compete for
+		// them; a job that competes with none grows to the count that
+		// ends it soonest (a growth pays a restart: GPUs it leaves now
+		// would idle until it is resizable again).
+		int competing = 0;
+		for (size_t k = 0; k < used; k++)
+			competing += window_[k].job >= 0 && window_[k].best > 0;
+		int soonest = competing == 1 ? soonest_option(job, best_option) : best_option;
+		Growth g = placed_growth(job, soonest);
+		if (soonest != best_option &&
+		    !(g.option >= 0 && clearly_less(g.end_s, jobs_[job].end_s)))
+			g = placed_growth(job, best_option);
 		if (g.option >= 0 && clearly_less(g.end_s, jobs_[job].end_s)) {
 			resize(job, g);
 			return true;

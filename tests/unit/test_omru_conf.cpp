@@ -216,7 +216,18 @@ START_TEST(test_unknown_key_lists_the_known_ones)
 			    "FairnessFactor, ProfileFile, StateDir, PlanIntervalMin, "
 			    "PlanIntervalMax, PlanTimeMax, CorrectionMargin, CpusPerGpu, LoaderCpus, "
 			    "PlanRigidJobs, "
-			    "MaxPendingPlanned, LogPlans)");
+			    "MaxPendingPlanned, Elastic, ElasticGrace, RestartOverhead, "
+			    "ResizeMargin, LogPlans)");
+}
+END_TEST
+
+START_TEST(test_elastic_keys_are_checked)
+{
+	ck_assert_string_eq(error_of("Elastic=maybe"),
+			    "omru.conf:1: Elastic=maybe: must be yes or no");
+	ck_assert(error_of("ElasticGrace=1").find("ElasticGrace=1:") != std::string::npos);
+	ck_assert(error_of("RestartOverhead=-1").find("RestartOverhead=-1:") != std::string::npos);
+	ck_assert(error_of("ResizeMargin=11").find("ResizeMargin=11:") != std::string::npos);
 }
 END_TEST
 
@@ -227,7 +238,8 @@ START_TEST(test_include_is_an_unknown_key)
 			    "FairnessFactor, ProfileFile, StateDir, PlanIntervalMin, "
 			    "PlanIntervalMax, PlanTimeMax, CorrectionMargin, CpusPerGpu, LoaderCpus, "
 			    "PlanRigidJobs, "
-			    "MaxPendingPlanned, LogPlans)");
+			    "MaxPendingPlanned, Elastic, ElasticGrace, RestartOverhead, "
+			    "ResizeMargin, LogPlans)");
 }
 END_TEST
 
@@ -499,7 +511,8 @@ START_TEST(test_format_writes_every_key_at_its_default)
 			    "Objective=makespan FairnessFactor=0 ProfileFile=(none) "
 			    "StateDir=(default) PlanIntervalMin=1 PlanIntervalMax=30 "
 			    "PlanTimeMax=200 CpusPerGpu=0 LoaderCpus=no PlanRigidJobs=yes "
-			    "MaxPendingPlanned=5000 LogPlans=no CorrectionMargin=0.25");
+			    "MaxPendingPlanned=5000 LogPlans=no CorrectionMargin=0.25 "
+			    "Elastic=yes ElasticGrace=300 RestartOverhead=60 ResizeMargin=0.1");
 }
 END_TEST
 
@@ -510,13 +523,15 @@ START_TEST(test_format_writes_the_values_read)
 			    "StateDir=/var/omru\nPlanIntervalMin=0.1\n"
 			    "PlanIntervalMax=86400\nPlanTimeMax=12345.678\nCpusPerGpu=4\n"
 			    "LoaderCpus=yes\nPlanRigidJobs=no\nMaxPendingPlanned=1000000\nLogPlans=yes\n"
-			    "CorrectionMargin=0.5\n");
+			    "CorrectionMargin=0.5\nElastic=no\nElasticGrace=45\n"
+			    "RestartOverhead=0\nResizeMargin=0.25\n");
 	ck_assert_string_eq(format_omru_conf(c),
 			    "Objective=jct FairnessFactor=2.25 ProfileFile=/a.csv "
 			    "ProfileFile=/b.csv StateDir=/var/omru PlanIntervalMin=0.1 "
 			    "PlanIntervalMax=86400 PlanTimeMax=12345.678 CpusPerGpu=4 "
 			    "LoaderCpus=yes PlanRigidJobs=no MaxPendingPlanned=1000000 LogPlans=yes "
-			    "CorrectionMargin=0.5");
+			    "CorrectionMargin=0.5 Elastic=no ElasticGrace=45 RestartOverhead=0 "
+			    "ResizeMargin=0.25");
 }
 END_TEST
 
@@ -541,6 +556,7 @@ int main(void)
 	TCase *refused = tcase_create("refused");
 	tcase_add_test(refused, test_unknown_key_lists_the_known_ones);
 	tcase_add_test(refused, test_include_is_an_unknown_key);
+	tcase_add_test(refused, test_elastic_keys_are_checked);
 	tcase_add_test(refused, test_line_without_equals_is_an_error);
 	tcase_add_test(refused, test_line_without_key_is_an_error);
 	tcase_add_test(refused, test_two_settings_on_one_line_are_an_error);

@@ -49,6 +49,7 @@ typedef struct {
 	int cpus_per_gpu; /* 0: leave the job's CPU request alone */
 	int plan_rigid_jobs; /* plain GPU jobs are planned too */
 	int log_plans;
+	int elastic; /* Elastic=yes: --omru-elastic jobs are resized */
 } omru_ctl_settings_t;
 void omru_ctl_settings(const omru_ctl_t *ctl, omru_ctl_settings_t *out);
 

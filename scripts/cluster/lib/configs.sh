@@ -45,7 +45,10 @@ SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
 CredType=cred/munge
-AuthInfo=socket=$MUNGE_SOCKET
+# cred_expire: a requeued batch job waits this + 1 s before it may start
+# again; elastic jobs (--omru-elastic) are requeued to be resized, and Slurm's
+# 120 s default would make every resize cost two minutes here.
+AuthInfo=socket=$MUNGE_SOCKET,cred_expire=10
 PluginDir=$PLUGIN_DIRS
 PlugStackConfig=$PLUGSTACK_FILE
 
@@ -68,6 +71,8 @@ SwitchType=switch/none
 MpiDefault=none
 MailProg=/bin/true
 SlurmdParameters=config_overrides
+# An elastic job stopped for a resize exits 85 (omru-train): requeued.
+RequeueExit=85
 
 SchedulerType=sched/backfill
 $(sched_params)

@@ -79,6 +79,7 @@ static Progress sample_progress(void)
 	Progress p;
 	p.model = "tiny";
 	p.epochs_done = 7;
+	p.samples_into_epoch = 1234; // stopped mid-epoch (an elastic job)
 	p.world_size = 4;
 	p.global_batch = 512;
 	p.seed = 0xfedcba9876543210ull; // above INT64_MAX
@@ -166,6 +167,7 @@ START_TEST(test_load_restores_parameters_momentum_and_progress)
 
 	ck_assert_string_eq(p.model, "tiny");
 	ck_assert_int_eq(p.epochs_done, 7);
+	ck_assert_int_eq(p.samples_into_epoch, 1234);
 	ck_assert_int_eq(p.world_size, 4);
 	ck_assert_int_eq(p.global_batch, 512);
 	ck_assert(p.seed == 0xfedcba9876543210ull);

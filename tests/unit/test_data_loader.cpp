@@ -117,6 +117,47 @@ START_TEST(test_ranks_take_every_world_th_sample_of_the_same_permutation)
 }
 END_TEST
 
+// A run stopped after k steps on one world size resumes the epoch on
+// another: the samples left are those the uninterrupted epoch had left, in
+// the same permutation, cut to whole global batches of the new world.
+START_TEST(test_a_resumed_epoch_goes_on_where_the_stopped_one_was)
+{
+	LoaderOptions o = options(16, 2);
+	std::vector<uint32_t> all = epoch_records(o, 2); // 512 / 16 = 32 batches
+	ck_assert_int_eq(all.size(), 512);
+	// 3 steps on 4 ranks took 3 x 4 x 16 = 192 samples; resume on 2.
+	const size_t skip = 192;
+	std::vector<uint32_t> rest;
+	o.world = 2;
+	for (int r = 0; r < 2; r++) {
+		o.rank = r;
+		DataLoader l(data512(), o);
+		l.start_epoch(2, skip);
+		ck_assert_int_eq(l.batches_this_epoch(), (512 - skip) / 32);
+		ck_assert_int_eq(l.batches_per_epoch(), 512 / 32);
+		std::vector<uint32_t> got;
+		while (auto b = l.next())
+			got.insert(got.end(), b->indices.begin(), b->indices.end());
+		for (size_t i = 0; i < got.size(); i++)
+			ck_assert_int_eq(got[i], all[skip + r + 2 * i]);
+		rest.insert(rest.end(), got.begin(), got.end());
+		// The next epoch is whole again.
+		l.start_epoch(3);
+		ck_assert_int_eq(l.batches_this_epoch(), 512 / 32);
+	}
+	ck_assert_int_eq(rest.size(), 512 - skip);
+	std::vector<uint32_t> expect(all.begin() + skip, all.end());
+	std::sort(rest.begin(), rest.end());
+	std::sort(expect.begin(), expect.end());
+	ck_assert(rest == expect);
+	// Past the end: nothing left this epoch.
+	DataLoader l(data512(), o);
+	l.start_epoch(2, 600);
+	ck_assert_int_eq(l.batches_this_epoch(), 0);
+	ck_assert(!l.next().has_value());
+}
+END_TEST
+
 START_TEST(test_same_seed_and_epoch_give_the_same_order_another_epoch_another)
 {
 	LoaderOptions o = options(48, 2);
@@ -471,6 +512,7 @@ int main(void)
 	tcase_add_test(tc, test_next_before_the_first_epoch_returns_nothing);
 	tcase_add_test(tc, test_ranks_take_every_world_th_sample_of_the_same_permutation);
 	tcase_add_test(tc, test_same_seed_and_epoch_give_the_same_order_another_epoch_another);
+	tcase_add_test(tc, test_a_resumed_epoch_goes_on_where_the_stopped_one_was);
 	tcase_add_test(tc, test_restarting_an_epoch_midway_starts_it_over);
 	tcase_add_test(tc, test_resizing_the_pool_mid_epoch_loses_and_repeats_no_sample);
 	tcase_add_test(tc, test_preprocess_without_augmentation_normalises_each_channel);

@@ -1,0 +1,351 @@
+// test_resize_book.cpp - elastic jobs in the controller: the resize book's
+// life cycle (stop asked, stopped for the requeue, resumed: cost measured;
+// given up after the grace), what the plan input makes of it (resizable
+// elastic jobs priced at the measured cost, GPUs held for resizes under
+// way), and the controller deciding a resize once and starting the
+// requeued job first on its new GPUs.
+#include "check_cxx.hpp"
+
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <unistd.h>
+
+#include "controller/controller.hpp"
+#include "controller/plan_input.hpp"
+#include "controller/resize_book.hpp"
+#include "model/csv_table.hpp"
+#include "omru/omru_ctl.h"
+
+using namespace omru;
+using namespace omru::controller;
+
+namespace {
+
+// fast: near-linear to 4 GPUs on a node (100 s per epoch on one).
+std::shared_ptr<const ProfileTable> fast_profiles()
+{
+	return std::make_shared<ProfileTable>(ProfileTable::from_csv(CsvTable::parse(
+		"p.csv", "model,gpus,epoch_s\nfast,1,100\nfast,2,51\nfast,3,35\nfast,4,26\n")));
+}
+
+Resize resize(uint32_t job, const std::string &model, int from, int to, double at)
+{
+	Resize r;
+	r.job_id = job;
+	r.model = model;
+	r.from_gpus = from;
+	r.to_gpus = to;
+	r.where = { { 0, to } };
+	r.asked_s = at;
+	return r;
+}
+
+NodeSnap node4()
+{
+	NodeSnap n;
+	n.name = "n1";
+	n.gpus = 4;
+	return n;
+}
+
+// An elastic job of `fast` running on GPU count `gpus` of node 0 since `start`.
+JobSnap running_elastic(uint32_t id, int gpus, double start, double epochs = 20)
+{
+	JobSnap j;
+	j.job_id = id;
+	j.running = true;
+	j.submit_s = start;
+	j.start_s = start;
+	j.omru = true;
+	j.elastic = true;
+	j.model = "fast";
+	j.epochs = epochs;
+	j.gpus_min = 1;
+	j.gpus_max = 4;
+	j.gpus = gpus;
+	j.time_limit_s = 86400;
+	j.where = { { 0, gpus } };
+	return j;
+}
+
+PlanSettings settings(double cost_s = 10)
+{
+	PlanSettings s;
+	s.resize.default_cost_s = cost_s;
+	s.resize.margin = 0.1;
+	s.resize.grace_s = 60;
+	return s;
+}
+
+} // namespace
+
+START_TEST(test_book_measures_the_restart_cost_of_a_resumed_job)
+{
+	ResizeBook b(settings(10).resize);
+	ck_assert_double_eq_tol(b.priced_cost_s("fast"), 11, 1e-9); // default x 1.1
+	ck_assert(b.request(resize(7, "fast", 1, 4, 1000)));
+	ck_assert(!b.request(resize(7, "fast", 1, 4, 1001))); // once
+	ck_assert(b.under_way(7) != nullptr);
+	ck_assert(b.ended(7, true, 1002));
+	auto r = b.started(7, 1030);
+	ck_assert(r.has_value());
+	ck_assert_double_eq_tol(r->cost_s, 30, 1e-9);
+	ck_assert(b.under_way(7) == nullptr);
+	// The model's mean, then the mean over all models for another model.
+	ck_assert_double_eq_tol(b.priced_cost_s("fast"), 33, 1e-9);
+	ck_assert_double_eq_tol(b.priced_cost_s("other"), 33, 1e-9);
+	ck_assert(b.request(resize(8, "other", 2, 4, 2000)));
+	ck_assert(b.ended(8, true, 2001));
+	b.started(8, 2010);
+	ck_assert_double_eq_tol(b.priced_cost_s("other"), 11, 1e-9);
+	ck_assert_double_eq_tol(b.priced_cost_s("third"), 1.1 * 20, 1e-9);
+	ck_assert_int_eq(b.measured().first, 2);
+}
+END_TEST
+
+START_TEST(test_book_gives_up_a_job_that_does_not_stop)
+{
+	ResizeBook b(settings().resize);
+	ck_assert(b.request(resize(7, "fast", 1, 4, 1000)));
+	ck_assert(b.expire(1059).empty());
+	auto log = b.expire(1061);
+	ck_assert_int_eq(log.size(), 1);
+	ck_assert(log[0].find("job 7 did not stop within 60 s") != std::string::npos);
+	ck_assert(b.refused(7));
+	ck_assert(!b.request(resize(7, "fast", 1, 4, 1100))); // never again
+	// A job requeued but never started again is only planned anew.
+	ck_assert(b.request(resize(8, "fast", 1, 4, 1000)));
+	ck_assert(b.ended(8, true, 1001));
+	ck_assert_int_eq(b.expire(1070).size(), 1);
+	ck_assert(!b.refused(8));
+	ck_assert(b.request(resize(8, "fast", 1, 4, 1100)));
+}
+END_TEST
+
+START_TEST(test_book_forgets_a_job_that_ended_otherwise)
+{
+	ResizeBook b(settings().resize);
+	ck_assert(b.request(resize(7, "fast", 1, 4, 1000)));
+	ck_assert(!b.ended(7, false, 1005)); // it finished first
+	ck_assert(b.under_way(7) == nullptr);
+	ck_assert(!b.started(7, 1010).has_value());
+	ck_assert_int_eq(b.measured().first, 0);
+}
+END_TEST
+
+START_TEST(test_only_elastic_running_jobs_are_resizable_at_the_priced_cost)
+{
+	SpeedBook book(fast_profiles());
+	ResizeBook resizes(settings(10).resize);
+	Snapshot s;
+	s.now_s = 1000;
+	s.nodes = { node4() };
+	s.jobs = { running_elastic(1, 1, 900) };
+	JobSnap rigid = running_elastic(2, 1, 900);
+	rigid.elastic = false;
+	rigid.where = { { 0, 1 } };
+	s.jobs.push_back(rigid);
+	s.nodes[0].gpus_alloc = 2;
+	BookFor one = [&book](uint32_t) -> SpeedBook & { return book; };
+	BuiltInput b = build_plan_input(s, one, settings(10), &resizes);
+	ck_assert_int_eq(b.in.jobs.size(), 2);
+	ck_assert(b.in.reuse);
+	ck_assert(b.in.jobs[0].resizable);
+	ck_assert_double_eq_tol(b.in.jobs[0].restart_s, 11, 1e-9);
+	ck_assert(!b.in.jobs[1].resizable);
+	// Without the book (or with Elastic=no) nothing is resized.
+	BuiltInput off = build_plan_input(s, one, settings(10), nullptr);
+	ck_assert(!off.in.reuse);
+	ck_assert(!off.in.jobs[0].resizable);
+	PlanSettings no = settings(10);
+	no.elastic = false;
+	ck_assert(!build_plan_input(s, one, no, &resizes).in.jobs[0].resizable);
+}
+END_TEST
+
+START_TEST(test_a_stopping_job_holds_its_gpus_and_its_new_ones)
+{
+	SpeedBook book(fast_profiles());
+	ResizeBook resizes(settings(10).resize);
+	Resize r = resize(1, "fast", 1, 3, 1000);
+	r.where = { { 0, 3 } };
+	ck_assert(resizes.request(r));
+	Snapshot s;
+	s.now_s = 1001;
+	s.nodes = { node4() };
+	s.nodes[0].gpus_alloc = 1;
+	s.jobs = { running_elastic(1, 1, 900) };
+	BookFor one = [&book](uint32_t) -> SpeedBook & { return book; };
+	BuiltInput b = build_plan_input(s, one, settings(10), &resizes);
+	ck_assert_int_eq(b.in.jobs.size(), 1);
+	const planner::PlanJob &pj = b.in.jobs[0];
+	ck_assert(pj.running && !pj.resizable);
+	ck_assert_int_eq(pj.gpus, 3);
+	ck_assert_int_eq(b.in.free_per_node[0], 1); // 4 - the 3 held
+	ck_assert_double_eq_tol(pj.epoch_s, 35, 1e-9); // at its new count
+	ck_assert_double_eq_tol(pj.progress_start_s, 1000 + 11, 1e-9);
+}
+END_TEST
+
+START_TEST(test_a_requeued_job_is_planned_on_its_new_gpus_with_the_work_left)
+{
+	SpeedBook book(fast_profiles());
+	ResizeBook resizes(settings(10).resize);
+	ck_assert(resizes.request(resize(1, "fast", 1, 4, 1000)));
+	ck_assert(resizes.ended(1, true, 1001));
+	Snapshot s;
+	s.now_s = 1005;
+	s.nodes = { node4() };
+	JobSnap j = running_elastic(1, 1, 900);
+	j.running = false;
+	j.where.clear();
+	j.eligible = { 0 };
+	j.epochs_done = 6;
+	s.jobs = { j };
+	BookFor one = [&book](uint32_t) -> SpeedBook & { return book; };
+	BuiltInput b = build_plan_input(s, one, settings(10), &resizes);
+	ck_assert_int_eq(b.in.jobs.size(), 1);
+	const planner::PlanJob &pj = b.in.jobs[0];
+	ck_assert(pj.running);
+	ck_assert_int_eq(pj.gpus, 4);
+	ck_assert_double_eq_tol(pj.epochs_at_progress_start, 14, 1e-9);
+	ck_assert_int_eq(b.in.free_per_node[0], 0);
+}
+END_TEST
+
+START_TEST(test_controller_resizes_once_and_starts_the_requeued_job_first)
+{
+	Controller c(fast_profiles(), settings(10));
+	Snapshot s;
+	s.now_s = 1000;
+	s.nodes = { node4() };
+	s.nodes[0].gpus_alloc = 1;
+	s.jobs = { running_elastic(1, 1, 900) };
+	c.plan(s);
+	StopRequest stop;
+	ck_assert(c.pop_stop(stop));
+	ck_assert_int_eq(stop.job_id, 1);
+	ck_assert_int_eq(stop.from_gpus, 1);
+	ck_assert_int_eq(stop.to_gpus, 4);
+	ck_assert(!c.pop_stop(stop));
+	s.now_s = 1001;
+	c.plan(s); // still stopping: asked once
+	ck_assert(!c.pop_stop(stop));
+	// A pending GPU job arriving meanwhile does not get the held GPUs.
+	ck_assert(c.job_stopped(1, true, 1002));
+	JobSnap requeued = running_elastic(1, 1, 900);
+	requeued.running = false;
+	requeued.where.clear();
+	requeued.eligible = { 0 };
+	requeued.epochs_done = 1;
+	JobSnap other = requeued;
+	other.job_id = 2;
+	other.elastic = false;
+	other.submit_s = 1;
+	s.now_s = 1003;
+	s.nodes[0].gpus_alloc = 0;
+	s.jobs = { requeued, other };
+	c.plan(s);
+	const Decision *d = c.lookup(1);
+	ck_assert(d && d->kind == Decision::Kind::Start);
+	ck_assert_int_eq(d->gpus, 4);
+	ck_assert(c.lookup(2)->kind != Decision::Kind::Start);
+	auto r = c.job_started(1, 1015);
+	ck_assert(r.has_value());
+	ck_assert_double_eq_tol(r->cost_s, 15, 1e-9);
+}
+END_TEST
+
+START_TEST(test_c_api_keeps_the_record_and_adds_the_resize)
+{
+	char dir[] = "/tmp/omru-resize-book-XXXXXX";
+	ck_assert(mkdtemp(dir));
+	std::string d = dir;
+	std::FILE *f = std::fopen((d + "/p.csv").c_str(), "w");
+	std::fputs("model,gpus,epoch_s\nfast,1,100\nfast,2,51\nfast,3,35\nfast,4,26\n", f);
+	std::fclose(f);
+	f = std::fopen((d + "/omru.conf").c_str(), "w");
+	std::fprintf(f, "ProfileFile=%s/p.csv\nRestartOverhead=10\n", dir);
+	std::fclose(f);
+	omru_ctl_t *ctl = omru_ctl_create();
+	char err[512];
+	ck_assert_int_eq(omru_ctl_configure(ctl, (d + "/omru.conf").c_str(), dir, err,
+					    sizeof(err)), OMRU_OK);
+	omru_job_options_t o{};
+	o.set = OMRU_OPT_MODEL | OMRU_OPT_EPOCHS | OMRU_OPT_GPUS | OMRU_OPT_ELASTIC;
+	std::strcpy(o.model, "fast");
+	o.epochs = 20;
+	o.gpus_min = 1;
+	o.gpus_max = 4;
+	int where_node[] = { 0 }, where_gpus[] = { 1 }, eligible[] = { 0 };
+	omru_ctl_job_t j{};
+	j.job_id = 5;
+	j.running = 1;
+	j.submit_s = 900;
+	j.start_s = 900;
+	j.opts = &o;
+	j.gpus = 1;
+	j.where_node = where_node;
+	j.where_gpus = where_gpus;
+	j.where_count = 1;
+	ck_assert_int_eq(omru_ctl_snapshot_begin(ctl, 1000, 1), OMRU_OK);
+	ck_assert_int_eq(omru_ctl_snapshot_node(ctl, 0, "n1", 4, 1, 1), OMRU_OK);
+	ck_assert_int_eq(omru_ctl_snapshot_job(ctl, &j, err, sizeof(err)), OMRU_OK);
+	ck_assert_int_eq(omru_ctl_plan(ctl, err, sizeof(err)), OMRU_OK);
+	uint32_t id = 0;
+	int from = 0, to = 0;
+	ck_assert_int_eq(omru_ctl_pop_stop(ctl, &id, &from, &to), 1);
+	ck_assert_int_eq(id, 5);
+	ck_assert_int_eq(to, 4);
+	ck_assert_int_eq(omru_ctl_pop_stop(ctl, &id, &from, &to), 0);
+	ck_assert_int_eq(omru_ctl_resuming(ctl, 5), 0);
+	ck_assert_int_eq(omru_ctl_job_stopped(ctl, 5, OMRU_ELASTIC_EXIT_CODE, 1001), 1);
+	ck_assert_int_eq(omru_ctl_resuming(ctl, 5), 1);
+	// Requeued: pending, its record says what the stopped run finished.
+	j.running = 0;
+	j.where_count = 0;
+	j.eligible = eligible;
+	j.eligible_count = 1;
+	const char *record = "admin note omru: gpus=1 epochs_done=6 real_s=100";
+	j.admin_comment = record;
+	ck_assert_int_eq(omru_ctl_snapshot_begin(ctl, 1005, 1), OMRU_OK);
+	ck_assert_int_eq(omru_ctl_snapshot_node(ctl, 0, "n1", 4, 0, 1), OMRU_OK);
+	ck_assert_int_eq(omru_ctl_snapshot_job(ctl, &j, err, sizeof(err)), OMRU_OK);
+	ck_assert_int_eq(omru_ctl_plan(ctl, err, sizeof(err)), OMRU_OK);
+	omru_ctl_decision_t dec;
+	ck_assert_int_eq(omru_ctl_lookup(ctl, 5, &dec), 1);
+	ck_assert_int_eq(dec.kind, OMRU_DECIDE_START);
+	ck_assert_int_eq(dec.gpus, 4);
+	char out[1200], note[256];
+	ck_assert_int_eq(omru_ctl_job_started(ctl, 5, 1015, record, "omru: gpus=4 predicted_s=400",
+					      out, sizeof(out), note, sizeof(note)), 1);
+	ck_assert_str_eq(out, "admin note omru: gpus=4 epochs_done=6 real_s=100 "
+			      "predicted_s=400 resizes=1000:1>4:15");
+	ck_assert(std::string(note).find("restart cost 15 s") != std::string::npos);
+	// Started again without a resize: nothing to add.
+	ck_assert_int_eq(omru_ctl_job_started(ctl, 5, 1100, out, "omru: gpus=4", out,
+					      sizeof(out), note, sizeof(note)), 0);
+	omru_ctl_destroy(ctl);
+	std::remove((d + "/p.csv").c_str());
+	std::remove((d + "/omru.conf").c_str());
+	rmdir(dir);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("resize_book");
+	TCase *tc = tcase_create("resize_book");
+	tcase_add_test(tc, test_book_measures_the_restart_cost_of_a_resumed_job);
+	tcase_add_test(tc, test_book_gives_up_a_job_that_does_not_stop);
+	tcase_add_test(tc, test_book_forgets_a_job_that_ended_otherwise);
+	tcase_add_test(tc, test_only_elastic_running_jobs_are_resizable_at_the_priced_cost);
+	tcase_add_test(tc, test_a_stopping_job_holds_its_gpus_and_its_new_ones);
+	tcase_add_test(tc, test_a_requeued_job_is_planned_on_its_new_gpus_with_the_work_left);
+	tcase_add_test(tc, test_controller_resizes_once_and_starts_the_requeued_job_first);
+	tcase_add_test(tc, test_c_api_keeps_the_record_and_adds_the_resize);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}

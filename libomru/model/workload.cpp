@@ -28,7 +28,8 @@ Workload workload_from_csv(const CsvTable &csv, const ProfileTable &profiles)
 	       c_model = csv.require("model"), c_epochs = csv.require("epochs"),
 	       c_gpus = csv.require("gpus");
 	std::optional<size_t> c_min = csv.optional("gpus_min"),
-			      c_max = csv.optional("gpus_max");
+			      c_max = csv.optional("gpus_max"),
+			      c_elastic = csv.optional("elastic");
 	Workload w;
 	w.name = csv.name();
 	std::unordered_set<std::string> seen;
@@ -61,6 +62,13 @@ Workload workload_from_csv(const CsvTable &csv, const ProfileTable &profiles)
 			r.fail(c_max ? *c_max : c_gpus,
 			       "gpus_max " + std::to_string(j.gpus_max) +
 				       " is below gpus " + std::to_string(j.gpus));
+		if (c_elastic && !r.field(*c_elastic).empty()) {
+			std::string_view e = r.field(*c_elastic);
+			if (e != "0" && e != "1")
+				r.fail(*c_elastic, "elastic must be 1 or 0, not '" +
+							   std::string(e) + "'");
+			j.elastic = e == "1";
+		}
 		w.jobs.push_back(std::move(j));
 	}
 	std::stable_sort(w.jobs.begin(), w.jobs.end(),

@@ -21,6 +21,9 @@ struct Job {
 	int gpus = 0;     // what the user asked for (rigid policies use it)
 	int gpus_min = 0; // moldable range, gpus_min <= gpus <= gpus_max
 	int gpus_max = 0;
+	// Its GPU count may change while it runs (OMRU's GPU reuse): in Slurm,
+	// a job submitted with --omru-elastic.
+	bool elastic = true;
 	size_t line = 0;  // line in the workload file, for messages
 };
 
@@ -32,7 +35,8 @@ struct Workload {
 	int index_of(const std::string &job_id) const; // -1 when unknown
 };
 
-// Reads job_id,submit_s,model,epochs,gpus[,gpus_min,gpus_max].  InputError on
+// Reads job_id,submit_s,model,epochs,gpus[,gpus_min,gpus_max][,elastic]
+// (elastic: 1 or 0, default 1).  InputError on
 // a malformed row, a duplicate job_id, a model the profiles do not have, or
 // gpus outside [gpus_min, gpus_max].
 Workload workload_from_csv(const CsvTable &csv, const ProfileTable &profiles);

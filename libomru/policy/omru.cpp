@@ -99,6 +99,7 @@ class Omru final : public Policy {
 					pj.progress_start_s = pr.progress_start_s;
 					pj.epochs_at_progress_start = j.epochs - pr.epochs_done;
 					pj.epoch_s = pr.epoch_s;
+					pj.resizable = j.elastic;
 				}
 				in.jobs.push_back(std::move(pj));
 				job_of_.push_back(job);

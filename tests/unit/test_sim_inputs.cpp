@@ -151,6 +151,21 @@ START_TEST(test_workload_is_kept_in_submission_order)
 }
 END_TEST
 
+START_TEST(test_workload_elastic_column_defaults_to_elastic)
+{
+	Workload w = workload_from_csv(
+		CsvTable::parse("w.csv", "job_id,submit_s,model,epochs,gpus,elastic\n"
+					 "a,0,m,1,1,0\nb,0,m,1,1,1\nc,0,m,1,1,\n"),
+		profiles());
+	ck_assert(!w.jobs[0].elastic);
+	ck_assert(w.jobs[1].elastic);
+	ck_assert(w.jobs[2].elastic); // empty: the default
+	ck_assert_string_eq(workload_error("job_id,submit_s,model,epochs,gpus,elastic\n"
+					   "a,0,m,1,1,yes\n"),
+			    "w.csv:2:11: column 'elastic': elastic must be 1 or 0, not 'yes'");
+}
+END_TEST
+
 START_TEST(test_workload_errors_name_file_line_and_column)
 {
 	const char *head = "job_id,submit_s,model,epochs,gpus,gpus_min,gpus_max\n";
@@ -298,6 +313,7 @@ int main(void)
 	tcase_add_test(tc, test_comments_blank_lines_crlf_and_unknown_columns_are_allowed);
 	tcase_add_test(tc, test_workload_is_kept_in_submission_order);
 	tcase_add_test(tc, test_workload_errors_name_file_line_and_column);
+	tcase_add_test(tc, test_workload_elastic_column_defaults_to_elastic);
 	tcase_add_test(tc, test_schedule_reader_checks_rows_not_rules);
 	tcase_add_test(tc, test_numbers_are_written_to_read_back_exactly);
 	tcase_add_test(tc, test_unreadable_file_is_an_input_error);

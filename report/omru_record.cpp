@@ -94,6 +94,13 @@ OmruRecord read_omru_record(std::string_view admin_comment,
 	r.profile_s = number(c, "profile_s", problems);
 	r.real_s = number(c, "real_s", problems);
 	r.workers = whole(c, "workers", 1 << 20, problems);
+	if (const std::string *rs = c.get("resizes")) {
+		auto parsed_resizes = parse_comment_resizes(*rs);
+		if (parsed_resizes.ok())
+			r.resizes = parsed_resizes.value();
+		else
+			problems.push_back("resizes: " + parsed_resizes.error() + "; ignored");
+	}
 	return r;
 }
 

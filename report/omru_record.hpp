@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "model/admin_comment.hpp"
+
 namespace omru {
 namespace report {
 
@@ -29,6 +31,8 @@ struct OmruRecord {
 	double data_wait = NAN; // fraction of the time spent waiting for data
 	double profile_s = NAN, real_s = NAN;
 	int workers = 0;
+	// select/omru at each resumed start of an elastic job.
+	std::vector<CommentResize> resizes;
 
 	// Told to profile, or spent time profiling.
 	bool profiled() const

@@ -56,13 +56,24 @@ std::string json_text(const std::string &v)
 	return v.empty() ? "null" : json_string(v);
 }
 
+// "1>4(11s),4>2(9s)": every resize with its restart cost; "-" for none.
+std::string resizes_text(const std::vector<CommentResize> &resizes)
+{
+	std::string out;
+	for (const CommentResize &r : resizes)
+		out += (out.empty() ? "" : ",") + std::to_string(r.from) + ">" +
+		       std::to_string(r.to) + "(" + format_number(r.cost_s) + "s)";
+	return out.empty() ? kNone : out;
+}
+
 } // namespace
 
 void write_table(std::ostream &out, const std::vector<JobReport> &jobs)
 {
 	std::vector<std::vector<std::string>> rows = {
 		{ "JOBID", "STATE", "MODEL", "GPUS", "WAIT_S", "PREDICTED_S",
-		  "REAL_S", "ERROR%", "SAMPLES/S", "DATA_WAIT%", "LOADER", "PROFILE", "P" }
+		  "REAL_S", "ERROR%", "SAMPLES/S", "DATA_WAIT%", "LOADER", "PROFILE", "P",
+		  "RESIZES" }
 	};
 	for (const JobReport &r : jobs) {
 		const OmruRecord &rec = r.record;
@@ -73,7 +84,7 @@ void write_table(std::ostream &out, const std::vector<JobReport> &jobs)
 				 fixed(rec.data_wait * 100, 1),
 				 rec.workers > 0 ? std::to_string(rec.workers) : kNone,
 				 or_none(rec.profile),
-				 rec.profiled() ? "P" : "" });
+				 rec.profiled() ? "P" : "", resizes_text(rec.resizes) });
 	}
 	write_aligned(out, rows);
 }
@@ -153,7 +164,15 @@ void write_json(std::ostream &out, const std::vector<JobReport> &jobs,
 		    << ", \"data_wait\": " << json_num(rec.data_wait)
 		    << ", \"loader_workers\": "
 		    << (rec.workers > 0 ? std::to_string(rec.workers) : "null")
-		    << "}";
+		    << ", \"resizes\": [";
+		for (size_t k = 0; k < rec.resizes.size(); k++) {
+			const CommentResize &z = rec.resizes[k];
+			out << (k ? ", " : "") << "{\"at\": "
+			    << json_text(local_time_text(z.at_s)) << ", \"from\": " << z.from
+			    << ", \"to\": " << z.to << ", \"cost_s\": " << json_num(z.cost_s)
+			    << "}";
+		}
+		out << "]}";
 	}
 	out << (jobs.empty() ? "" : "\n") << "],\n \"summary\": {\"jobs\": " << s.jobs
 	    << ", \"finished\": " << s.finished << ", \"running\": " << s.running

@@ -13,41 +13,6 @@
 using omru::guarded;
 using omru::put;
 
-namespace {
-// Resizes AdminComment keeps (the oldest go first): a few tell the story,
-// and the record must stay short (kMaxAdminComment).
-constexpr size_t kMaxResizesKept = 8;
-
-std::string resize_entry(const omru::controller::Resize &r)
-{
-	char buf[96];
-	std::snprintf(buf, sizeof(buf), "%.0f:%d>%d:%.0f", r.asked_s, r.from_gpus,
-		      r.to_gpus, r.cost_s);
-	return buf;
-}
-
-// `list` ("a,b,c") with `entry` added, at most kMaxResizesKept entries.
-std::string append_bounded(const std::string &list, const std::string &entry)
-{
-	std::vector<std::string> items;
-	size_t pos = 0;
-	while (!list.empty() && pos <= list.size()) {
-		size_t comma = list.find(',', pos);
-		items.push_back(list.substr(pos, comma == std::string::npos ? std::string::npos
-									     : comma - pos));
-		if (comma == std::string::npos)
-			break;
-		pos = comma + 1;
-	}
-	items.push_back(entry);
-	if (items.size() > kMaxResizesKept)
-		items.erase(items.begin(), items.end() - kMaxResizesKept);
-	std::string out;
-	for (const std::string &i : items)
-		out += (out.empty() ? "" : ",") + i;
-	return out;
-}
-} // namespace
 
 extern "C" {
 
@@ -120,8 +85,15 @@ int omru_ctl_job_started(omru_ctl_t *ctl, uint32_t job_id, double now_s,
 		auto plan = omru::parse_admin_comment(comment ? comment : "");
 		if (plan.ok())
 			rec.merge(plan.value());
-		const std::string *had = rec.get("resizes");
-		rec.set("resizes", append_bounded(had ? *had : "", resize_entry(*r)));
+		// An unreadable earlier list is dropped, not kept half.
+		std::vector<omru::CommentResize> list;
+		if (const std::string *had = rec.get("resizes")) {
+			auto parsed = omru::parse_comment_resizes(*had);
+			if (parsed.ok())
+				list = parsed.value();
+		}
+		list.push_back({ r->asked_s, r->from_gpus, r->to_gpus, r->cost_s });
+		rec.set("resizes", omru::format_comment_resizes(list));
 		put(out, outlen, omru::format_admin_comment(rec));
 		char buf[256];
 		auto [n, mean] = ctl->ctl->resizes().measured();

@@ -1,7 +1,9 @@
 // admin_comment.cpp - see admin_comment.hpp.
 #include "model/admin_comment.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <cmath>
 
 namespace omru {
@@ -204,6 +206,49 @@ std::string format_comment_rows(const std::vector<CommentRow> &rows)
 		out += out.empty() ? "" : ",";
 		out += std::to_string(r.gpus) + "@" + std::to_string(r.nodes) + ":" +
 		       shortest(r.epoch_s);
+	}
+	return out;
+}
+
+Parsed<std::vector<CommentResize>> parse_comment_resizes(std::string_view value)
+{
+	using R = Parsed<std::vector<CommentResize>>;
+	std::vector<CommentResize> out;
+	auto whole_s = [](std::string_view s, double &v) {
+		long long n = 0;
+		auto r = std::from_chars(s.data(), s.data() + s.size(), n);
+		v = static_cast<double>(n);
+		return r.ec == std::errc() && r.ptr == s.data() + s.size() && n >= 0 &&
+		       n <= 100000000000LL;
+	};
+	for (std::string_view item : split_commas(value)) {
+		size_t c1 = item.find(':'), gt = item.find('>'), c2 = item.rfind(':');
+		CommentResize r;
+		if (out.size() == kMaxCommentResizes || c1 == std::string_view::npos ||
+		    gt == std::string_view::npos || c2 == c1 || gt < c1 || c2 < gt ||
+		    !whole_s(item.substr(0, c1), r.at_s) ||
+		    !parse_int(item.substr(c1 + 1, gt - c1 - 1), 1, 65536, r.from) ||
+		    !parse_int(item.substr(gt + 1, c2 - gt - 1), 1, 65536, r.to) ||
+		    !whole_s(item.substr(c2 + 1), r.cost_s))
+			return R::fail("resize '" + std::string(item) +
+				       "': expected AT_S:FROM>TO:COST_S (whole seconds, "
+				       "counts 1..65536), at most " +
+				       std::to_string(kMaxCommentResizes));
+		out.push_back(r);
+	}
+	return out;
+}
+
+std::string format_comment_resizes(const std::vector<CommentResize> &resizes)
+{
+	std::string out;
+	size_t first = resizes.size() > kMaxCommentResizes ? resizes.size() - kMaxCommentResizes : 0;
+	char buf[96];
+	for (size_t i = first; i < resizes.size(); i++) {
+		const CommentResize &r = resizes[i];
+		std::snprintf(buf, sizeof(buf), "%s%.0f:%d>%d:%.0f", out.empty() ? "" : ",",
+			      std::max(0.0, r.at_s), r.from, r.to, std::max(0.0, r.cost_s));
+		out += buf;
 	}
 	return out;
 }

@@ -8,6 +8,8 @@
 //                             workers profile_s real_s
 //   spank_omru at step end    loader (the trainer's last loader report,
 //                             W:X:F:R, loader/loader_entry.hpp)
+//   select/omru at a resumed  resizes (every resize of an elastic job,
+//   start                     controller/resize_book.hpp)
 // An update replaces the whole string, so every writer reads the current
 // line, merges its keys in and writes the result back (merge below).  The
 // line is "omru: KEY=VALUE KEY=VALUE ..."; text an admin put before "omru:"
@@ -65,6 +67,20 @@ struct CommentRow {
 constexpr size_t kMaxCommentRows = 32;
 Parsed<std::vector<CommentRow>> parse_comment_rows(std::string_view value);
 std::string format_comment_rows(const std::vector<CommentRow> &rows);
+
+// One resize of an elastic job as the record carries it (`resizes`):
+// AT_S:FROM>TO:COST_S - when the stop was asked (Unix seconds), the GPU
+// counts, and the restart's cost (stop request to start again, seconds).
+struct CommentResize {
+	double at_s = 0;
+	int from = 0, to = 0;
+	double cost_s = 0;
+};
+// "1795521099:1>4:11,...": at most kMaxCommentResizes (the newest are
+// kept), counts 1..65536, times whole seconds >= 0.
+constexpr size_t kMaxCommentResizes = 8;
+Parsed<std::vector<CommentResize>> parse_comment_resizes(std::string_view value);
+std::string format_comment_resizes(const std::vector<CommentResize> &resizes);
 
 // A count list "1,2,4" (the `profiling` key): ascending, distinct, 1..65536,
 // at most 32 entries.

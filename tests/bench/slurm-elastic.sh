@@ -7,9 +7,12 @@
 #   no-reuse  the same with Elastic=no: counts are chosen at start only
 #   baseline  select/cons_tres + sched/backfill at the fixed --gpus=G of
 #             1, 2 and 4 that omru-sim's backfill finds best for the batch
-# The batch (default): a staircase of 12 BERT jobs on T4s (1..12 x 0.3
-# epochs, --omru-gpus=1-4, all at once) - jobs end one after another, so
-# whatever counts the plan picks at the start, its tail has idle GPUs.
+# The batch (default): 12 short single-GPU BERT jobs (0.3 epochs) and 4
+# long ImageNet jobs (1.5 epochs, --omru-gpus=1-4 --omru-elastic), all at
+# once on T4 profiles: the long jobs start narrow on the GPUs the short
+# ones leave, and when those end the plan has a tail of idle GPUs - the
+# case GPU reuse is for.  Without reuse the plan can only choose at the
+# start (narrow now, or wide after the short jobs).
 # Jobs run demo/omru-job-emulator as a step (srun), which checkpoints its
 # progress and exits 85 on SIGUSR1 like omru-train.  Reports makespans and
 # their ratios, every measured restart cost (stop request to start again)
@@ -17,24 +20,25 @@
 # asserts.  Needs root.
 #
 # usage: tests/bench/slurm-elastic.sh [BUILD_DIR] [WORKLOAD]
-# env:   OMRU_BENCH_SCALE (0.02 wall s per profiled s), OMRU_BENCH_PORT_BASE (17700)
+# env:   OMRU_BENCH_SCALE (0.05 wall s per profiled s), OMRU_BENCH_PORT_BASE (17700)
+# A resize costs ~12 s here (mostly Slurm's requeue delay, cred_expire 10 s
+# + 1 s): the scale keeps that a realistic fraction of a job.
 set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${1:-$top/build}
-scale=${OMRU_BENCH_SCALE:-0.02}
+scale=${OMRU_BENCH_SCALE:-0.05}
 port=${OMRU_BENCH_PORT_BASE:-17700}
 # shellcheck source=tests/bench/slurm-bench-lib.sh
 . "$top/tests/bench/slurm-bench-lib.sh"
 # Until a resize is measured the plan prices one at 12 s (the test
 # cluster's requeue delay is cred_expire 10 s + 1 s).
 bench_setup slurm-elastic "$build" "$scale" RestartOverhead=12 LogPlans=yes
-workload=${2:-$work/staircase.csv}
+workload=${2:-$work/short-and-long.csv}
 if [ -z "${2:-}" ]; then
   {
     echo "job_id,submit_s,model,epochs,gpus,gpus_min,gpus_max"
-    for i in $(seq 1 12); do
-      awk -v i="$i" 'BEGIN { printf "bert-%02d,0,t4-bert,%.1f,1,1,4\n", i, 0.3 * i }'
-    done
+    for i in $(seq 1 12); do printf 'short-%02d,0,t4-bert,0.3,1,1,1\n' "$i"; done
+    for i in $(seq 1 4); do printf 'long-%d,0,t4-imagenet,1.5,1,1,4\n' "$i"; done
   } >"$workload"
 fi
 export OMRU_EMU_STATE_DIR=$work/emu
@@ -53,10 +57,12 @@ sim_makespan() { # PROFILES RESTART_S [ARGS...]
     python3 -c 'import json,sys; print(round(json.load(sys.stdin)["makespan_s"], 1))'
 }
 
-# The baseline's count: the best fixed --gpus for backfill in omru-sim.
+# The baseline's count for the moldable jobs: the best fixed --gpus for
+# backfill in omru-sim (rigid jobs keep theirs).
 fixed=1 best=
 for g in 1 2 4; do
-  sed "s/,t4-bert,\([0-9.]*\),1,1,4\$/,t4-bert,\1,$g,$g,$g/" "$workload" >"$work/fixed-$g.csv"
+  awk -F, -v g="$g" 'BEGIN { OFS = "," } NR > 1 && $6 < $7 { $5 = $6 = $7 = g } { print }' \
+    "$workload" >"$work/fixed-$g.csv"
   ms=$("$build/sim/omru-sim" --cluster 4x4 --profiles "$work/profiles.csv" \
     --workload "$work/fixed-$g.csv" --policy backfill --json |
     python3 -c 'import json,sys; print(json.load(sys.stdin)["makespan_s"])')
@@ -80,7 +86,9 @@ run_batch() {
   . "$state/env.sh"
   while IFS=, read -r job submit model epochs gpus gmin gmax _; do
     [ "$job" = job_id ] && continue
-    if [ "$name" = baseline ]; then
+    if [ "$gmin" = "$gmax" ]; then
+      opts=(--gpus="$gpus")
+    elif [ "$name" = baseline ]; then
       opts=(--gpus="$fixed")
     else
       opts=(--gpus="$gmin" --omru-gpus="$gmin-$gmax" --omru-elastic)
@@ -124,7 +132,7 @@ sim_off=$(sim_makespan "$work/profiles.csv" "$mean_cost" --policy omru --no-resi
 printf '%-10s %10s %8s %s\n' run makespan_s failed note
 printf '%-10s %10s %8s %s\n' reuse "$reuse_ms" "$reuse_failed" "$reuse_n resizes; restart costs (from>to:s): ${reuse_costs:-none}"
 printf '%-10s %10s %8s %s\n' no-reuse "$off_ms" "$off_failed" "Elastic=no"
-printf '%-10s %10s %8s %s\n' baseline "$base_ms" "$base_failed" "select/cons_tres + backfill, --gpus=$fixed"
+printf '%-10s %10s %8s %s\n' baseline "$base_ms" "$base_failed" "select/cons_tres + backfill, moldable jobs at --gpus=$fixed"
 awk -v r="$reuse_ms" -v o="$off_ms" -v b="$base_ms" -v so="$sim_on" -v sf="$sim_off" -v c="$mean_cost" 'BEGIN {
   printf "reuse / no-reuse: %.3f (goal <= 0.95); reuse / baseline: %.3f; no-reuse / baseline: %.3f\n", r / o, r / b, o / b
   printf "omru-sim at the measured mean restart cost %s s: reuse %.0f s, no-reuse %.0f s (%.3f); real / predicted: reuse %.3f, no-reuse %.3f\n",

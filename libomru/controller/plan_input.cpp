@@ -260,6 +260,10 @@ void Builder::add_pending(const JobSnap &j)
 	pj.submit_s = j.submit_s;
 	int m = model_of(j);
 	pj.remaining_epochs = m >= 0 ? epochs_left(j) : 1;
+	// Once started (in the plan), only an elastic job may grow.
+	pj.resizable = resizes_ && j.elastic;
+	if (pj.resizable)
+		pj.restart_s = resizes_->priced_cost_s(j.model);
 	bool all = static_cast<int>(j.eligible.size()) == nodes_;
 	pj.node_set = all ? -1 : node_set(j.eligible);
 	out_.in.jobs.push_back(std::move(pj));
@@ -281,11 +285,12 @@ BuiltInput Builder::build()
 	in.gpus_per_node = gpn_;
 	in.objective = settings_.objective;
 	in.fairness_factor = settings_.fairness_factor;
-	// GPU reuse grows running elastic jobs; without any it only costs.
+	// GPU reuse grows elastic jobs, running or not started yet (the
+	// plan's counts at the start count on it); without any it only costs.
 	in.reuse = false;
 	if (resizes_)
 		for (const JobSnap &j : snap_.jobs)
-			in.reuse = in.reuse || (j.running && j.elastic && !resizes_->refused(j.job_id));
+			in.reuse = in.reuse || (j.elastic && !resizes_->refused(j.job_id));
 	in.restart_overhead_s = resizes_ ? resizes_->priced_cost_s("") : 0;
 	if (nodes_ == 0 || total_ == 0)
 		return std::move(out_);

@@ -372,7 +372,7 @@ void PlanRun::start(int k, int pos, const NodeCounts &packed)
 		out_.now.push_back({ Action::Kind::Start, job, c.gpus, where });
 	run_segment(job, option, std::move(where), e,
 		    in_.jobs[job].remaining_epochs, t_);
-	set_resizable_from(job, t_);
+	set_resizable_from(job, in_.jobs[job].resizable ? t_ : kInf);
 	int i = static_cast<int>(std::lower_bound(c.pos.begin(), c.pos.end(), pos) -
 				 c.pos.begin());
 	c.skip[i] = i + 1;

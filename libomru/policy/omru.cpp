@@ -87,6 +87,7 @@ class Omru final : public Policy {
 				pj.curve = curve_of(ctx, j, in.curves);
 				pj.submit_s = j.submit_s;
 				pj.remaining_epochs = ctx.remaining_epochs(job);
+				pj.resizable = j.elastic;
 				if (pr.state == JobProgress::State::Running) {
 					pj.running = true;
 					pj.gpus = pr.gpus;
@@ -99,7 +100,6 @@ class Omru final : public Policy {
 					pj.progress_start_s = pr.progress_start_s;
 					pj.epochs_at_progress_start = j.epochs - pr.epochs_done;
 					pj.epoch_s = pr.epoch_s;
-					pj.resizable = j.elastic;
 				}
 				in.jobs.push_back(std::move(pj));
 				job_of_.push_back(job);

@@ -65,6 +65,8 @@ if [ $emulate = 0 ] && [ -x "$build/trainer/omru-train" ]; then
 else
   workload=$top/demo/workload.txt job=$top/demo/omru-job-emulator
   export OMRU_EMU_PROFILES=$state.profiles.csv OMRU_EMU_TIME_SCALE=1
+  # Elastic jobs' progress checkpoints (omru-job-emulator).
+  export OMRU_EMU_STATE_DIR=$state/out
   echo "== submitting $(grep -cv '^#' "$workload") jobs (job emulator, time scale $scale)"
 fi
 # Every job is submitted on hold and released at once, so the plan sees the
@@ -116,6 +118,12 @@ if [ -n "${predicted_end:-}" ] && [ -n "$last_end" ] &&
   awk -v r="$released" -v p="$predicted_end" -v e="$last_end" 'BEGIN {
     printf "== makespan %d s; the plan predicted %d s when the batch was released (real/predicted %.2f)\n",
       e - r, p - r, (p > r) ? (e - r) / (p - r) : 0 }'
+fi
+resizes=$(grep -h 'resized by the plan\|resumed after a resize\|did not stop within' "$OMRU_CLUSTER_CTLD_LOG" |
+  sed 's/^\[[^]]*\] //' || true)
+if [ -n "$resizes" ]; then
+  echo "== elastic jobs (--omru-elastic) the plan resized (slurmctld log)"
+  sed 's/^/  /' <<<"$resizes"
 fi
 echo "== omru-report: predicted vs real, throughput, the window's makespan and GPU use"
 "$build/report/omru-report" -j "$joblist" --svg "$state/report.svg" | sed 's/^/  /'

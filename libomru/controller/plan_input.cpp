@@ -211,7 +211,7 @@ void Builder::add_running(const JobSnap &j)
 	pj.curve = c;
 	pj.submit_s = j.submit_s;
 	pj.running = true;
-	pj.resizable = resizes_ && j.elastic && !resizes_->refused(j.job_id);
+	pj.resizable = resizes_ && j.elastic && !resizes_->resting(j.job_id, snap_.now_s);
 	if (pj.resizable)
 		pj.restart_s = resizes_->priced_cost_s(j.model);
 	pj.gpus = j.gpus;

@@ -40,6 +40,7 @@ std::optional<Resize> ResizeBook::started(uint32_t job_id, double now_s)
 	if (!(r.stopped_s > 0))
 		return std::nullopt; // not requeued by us: nothing measured
 	r.cost_s = std::max(0.0, now_s - r.asked_s);
+	rest_until_[job_id] = now_s + 2 * r.cost_s;
 	Mean &m = by_model_[r.model];
 	m.n++;
 	m.sum += r.cost_s;
@@ -88,6 +89,15 @@ void ResizeBook::forget(uint32_t job_id)
 {
 	open_.erase(job_id);
 	refused_.erase(job_id);
+	rest_until_.erase(job_id);
+}
+
+bool ResizeBook::resting(uint32_t job_id, double now_s) const
+{
+	if (refused(job_id))
+		return true;
+	auto it = rest_until_.find(job_id);
+	return it != rest_until_.end() && now_s < it->second;
 }
 
 std::vector<uint32_t> ResizeBook::jobs() const

@@ -7,8 +7,11 @@
 //   the plan keeps the new GPUs for it and starts it there first)
 //   resuming --starts--> running: the stop-to-start time is its restart cost
 //
-// A job that does not stop within the grace is left running and never
-// resized again (it ignored the request, or its script does not hand the
+// A resumed job is not resized again until it has run twice what its
+// restart cost (a resize must pay for itself before the next one: placed by
+// cons_tres, a resumed job can land on other GPUs than planned, and the
+// next plan would otherwise chase the difference).  A job that does not
+// stop within the grace is left running and never resized again (it ignored the request, or its script does not hand the
 // exit status back); a requeued job that cannot start on its new GPUs
 // within the grace is planned like any pending job.  The measured restart
 // costs (per model, and over all models) replace the configured
@@ -65,6 +68,9 @@ class ResizeBook {
 	// The job's resize under way (stopping or resuming), or nullptr.
 	const Resize *under_way(uint32_t job_id) const;
 	bool refused(uint32_t job_id) const { return refused_.count(job_id) > 0; }
+	// Not resizable now: refused, or resumed less than twice its
+	// restart cost ago.
+	bool resting(uint32_t job_id, double now_s) const;
 	// Forget a job that left slurmctld (or that the glue no longer sees).
 	void forget(uint32_t job_id);
 	// Jobs with a resize under way, for the glue's sweep.
@@ -85,6 +91,7 @@ class ResizeBook {
 	ResizeSettings s_;
 	std::unordered_map<uint32_t, Resize> open_;
 	std::set<uint32_t> refused_;
+	std::unordered_map<uint32_t, double> rest_until_; // resumed jobs
 	std::map<std::string, Mean> by_model_;
 	Mean all_;
 };

@@ -93,6 +93,11 @@ START_TEST(test_book_measures_the_restart_cost_of_a_resumed_job)
 	ck_assert(r.has_value());
 	ck_assert_double_eq_tol(r->cost_s, 30, 1e-9);
 	ck_assert(b.under_way(7) == nullptr);
+	// Not resized again before it ran twice its restart cost.
+	ck_assert(b.resting(7, 1031));
+	ck_assert(b.resting(7, 1089));
+	ck_assert(!b.resting(7, 1091));
+	ck_assert(!b.resting(99, 1031));
 	// The model's mean, then the mean over all models for another model.
 	ck_assert_double_eq_tol(b.priced_cost_s("fast"), 33, 1e-9);
 	ck_assert_double_eq_tol(b.priced_cost_s("other"), 33, 1e-9);

@@ -60,7 +60,9 @@ static void print_help()
 		"  --fairness F             omru: no job finishes later, from its submission,\n"
 		"                           than F x its time under FIFO (F >= 1; 0 = off, default)\n"
 		"  --no-resize              omru: never grow running jobs (GPU reuse off), as\n"
-		"                           select/omru_cons_tres runs in Slurm today\n\n"
+		"                           select/omru_cons_tres with Elastic=no\n"
+		"  --grow-on-one-node       omru: grow running jobs onto one node only, as\n"
+		"                           select/omru_cons_tres resizes elastic jobs\n\n"
 		"Exit status: 0 done, 1 the policy failed or the schedule is invalid,\n"
 		"2 bad usage or malformed input.  See omru-sim(1).\n";
 }

@@ -292,6 +292,7 @@ BuiltInput Builder::build()
 		for (const JobSnap &j : snap_.jobs)
 			in.reuse = in.reuse || (j.elastic && !resizes_->refused(j.job_id));
 	in.restart_overhead_s = resizes_ ? resizes_->priced_cost_s("") : 0;
+	in.grow_on_one_node = true;
 	if (nodes_ == 0 || total_ == 0)
 		return std::move(out_);
 

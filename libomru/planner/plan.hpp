@@ -86,6 +86,10 @@ struct PlanInput {
 	double fairness_factor = 0;
 	// Let running jobs grow into GPUs nothing else will use (GPU reuse).
 	bool reuse = true;
+	// Growths only onto one node.  Slurm places a restarted job itself
+	// (cons_tres takes no per-node GPU counts): a growth over several nodes
+	// can land off the plan, on GPUs the plan gave another job.
+	bool grow_on_one_node = false;
 
 	int capacity(int node) const
 	{

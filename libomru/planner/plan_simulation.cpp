@@ -443,7 +443,7 @@ PlanRun::Growth PlanRun::placed_growth(int job, int option)
 	bool fits = free_.pack_into(cv.gpus[option], in_.jobs[job].node_set,
 				    growth_where_);
 	free_.take(s.where);
-	if (!fits)
+	if (!fits || (in_.grow_on_one_node && growth_where_.size() > 1))
 		return g;
 	double e = cv.epoch_s[option][growth_where_.size()];
 	if (std::isnan(e))

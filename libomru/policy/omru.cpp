@@ -77,6 +77,7 @@ class Omru final : public Policy {
 		in.objective = opts_.omru_objective;
 		in.fairness_factor = opts_.omru_fairness;
 		in.reuse = opts_.omru_resize;
+		in.grow_on_one_node = opts_.omru_grow_on_one_node;
 		job_of_.clear();
 		for (const std::vector<int> *list : { &ctx.running(), &ctx.pending() })
 			for (int job : *list) {

@@ -26,6 +26,8 @@ struct PolicyOptions {
 	// omru: grow running jobs into idle GPUs (GPU reuse).  Off predicts
 	// select/omru, which cannot resize jobs without checkpoint/restart.
 	bool omru_resize = true;
+	// omru: growths onto one node only, as select/omru resizes in Slurm.
+	bool omru_grow_on_one_node = false;
 };
 
 class Policy {

@@ -7,12 +7,14 @@
 #   no-reuse  the same with Elastic=no: counts are chosen at start only
 #   baseline  select/cons_tres + sched/backfill at the fixed --gpus=G of
 #             1, 2 and 4 that omru-sim's backfill finds best for the batch
-# The batch (default): 12 short single-GPU BERT jobs (0.3 epochs) and 4
-# long ImageNet jobs (1.5 epochs, --omru-gpus=1-4 --omru-elastic), all at
-# once on T4 profiles: the long jobs start narrow on the GPUs the short
-# ones leave, and when those end the plan has a tail of idle GPUs - the
-# case GPU reuse is for.  Without reuse the plan can only choose at the
-# start (narrow now, or wide after the short jobs).
+# The batch (default): 8 short single-GPU BERT jobs (0.3 epochs) and 4
+# long ImageNet jobs (1 epoch, --omru-gpus=1-4 --omru-elastic), all at
+# once on T4 profiles: the long jobs start narrow next to the short ones,
+# and when those end their nodes have idle GPUs - the case GPU reuse is
+# for.  Without reuse the plan can only choose at the start (narrow now,
+# or wide after the short jobs).  select/omru grows jobs on one node only
+# (omru-sim --grow-on-one-node), so the batch keeps the long jobs on one
+# node each.
 # Jobs run demo/omru-job-emulator as a step (srun), which checkpoints its
 # progress and exits 85 on SIGUSR1 like omru-train.  Reports makespans and
 # their ratios, every measured restart cost (stop request to start again)
@@ -37,8 +39,8 @@ workload=${2:-$work/short-and-long.csv}
 if [ -z "${2:-}" ]; then
   {
     echo "job_id,submit_s,model,epochs,gpus,gpus_min,gpus_max"
-    for i in $(seq 1 12); do printf 'short-%02d,0,t4-bert,0.3,1,1,1\n' "$i"; done
-    for i in $(seq 1 4); do printf 'long-%d,0,t4-imagenet,1.5,1,1,4\n' "$i"; done
+    for i in $(seq 1 8); do printf 'short-%02d,0,t4-bert,0.3,1,1,1\n' "$i"; done
+    for i in $(seq 1 4); do printf 'long-%d,0,t4-imagenet,1.0,1,1,4\n' "$i"; done
   } >"$workload"
 fi
 export OMRU_EMU_STATE_DIR=$work/emu
@@ -127,7 +129,7 @@ base_ms=$MAKESPAN base_failed=$FAILED
 
 mean_cost=$(awk '{ for (i = 1; i <= NF; i++) { split($i, a, ":"); s += a[2]; n++ } }
   END { printf "%.1f", n ? s / n : 0 }' <<<"$reuse_costs")
-sim_on=$(sim_makespan "$work/profiles.csv" "$mean_cost" --policy omru)
+sim_on=$(sim_makespan "$work/profiles.csv" "$mean_cost" --policy omru --grow-on-one-node)
 sim_off=$(sim_makespan "$work/profiles.csv" "$mean_cost" --policy omru --no-resize)
 printf '%-10s %10s %8s %s\n' run makespan_s failed note
 printf '%-10s %10s %8s %s\n' reuse "$reuse_ms" "$reuse_failed" "$reuse_n resizes; restart costs (from>to:s): ${reuse_costs:-none}"

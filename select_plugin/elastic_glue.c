@@ -52,15 +52,17 @@ static bool exit_listed(const char *list, int code)
 	return false;
 }
 
-extern void omru_elastic_check_config(void)
+extern bool omru_elastic_check_config(void)
 {
-	if (!exit_listed(slurm_conf.requeue_exit, OMRU_ELASTIC_EXIT_CODE))
-		error("%s: slurm.conf RequeueExit (%s) does not list %d: an "
-		      "elastic job stopped for a resize will end instead of "
-		      "being requeued (set RequeueExit=%d, or Elastic=no in "
-		      "omru.conf)", plugin_type,
-		      slurm_conf.requeue_exit ? slurm_conf.requeue_exit : "unset",
-		      OMRU_ELASTIC_EXIT_CODE, OMRU_ELASTIC_EXIT_CODE);
+	if (exit_listed(slurm_conf.requeue_exit, OMRU_ELASTIC_EXIT_CODE))
+		return true;
+	error("%s: slurm.conf RequeueExit (%s) does not list %d: a job "
+	      "stopped for a resize would end instead of being requeued, so "
+	      "no job is resized (set RequeueExit=%d, or Elastic=no in "
+	      "omru.conf)", plugin_type,
+	      slurm_conf.requeue_exit ? slurm_conf.requeue_exit : "unset",
+	      OMRU_ELASTIC_EXIT_CODE, OMRU_ELASTIC_EXIT_CODE);
+	return false;
 }
 
 #define STOPS_PER_PLAN 64

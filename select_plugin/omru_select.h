@@ -66,7 +66,8 @@ extern void omru_job_fini(job_record_t *job_ptr);
  * write lock held (job_test's callers hold it).
  */
 struct omru_ctl;
-extern void omru_elastic_check_config(void);
+/* RET whether slurm.conf lets a stopped elastic job be requeued. */
+extern bool omru_elastic_check_config(void);
 extern void omru_elastic_after_plan(struct omru_ctl *ctl, pthread_mutex_t *lock);
 
 #endif

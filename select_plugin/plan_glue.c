@@ -1124,8 +1124,11 @@ static int configure(omru_ctl_t *c)
 		omru_ctl_describe(c, desc, sizeof(desc));
 		info("%s: %s: %s", plugin_type, path, desc);
 		omru_ctl_settings(c, &settings);
-		if (settings.elastic)
-			omru_elastic_check_config();
+		/* Never stop a job Slurm would not requeue. */
+		if (settings.elastic && !omru_elastic_check_config()) {
+			omru_ctl_disable_resizing(c);
+			settings.elastic = 0;
+		}
 	}
 	xfree(path);
 	return rc == OMRU_OK ? SLURM_SUCCESS : SLURM_ERROR;

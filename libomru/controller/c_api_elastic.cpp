@@ -30,6 +30,15 @@ int omru_ctl_pop_stop(omru_ctl_t *ctl, uint32_t *job_id, int *from_gpus, int *to
 	return rc == 1 ? 1 : 0;
 }
 
+void omru_ctl_disable_resizing(omru_ctl_t *ctl)
+{
+	guarded(nullptr, 0, [&] {
+		if (ctl && ctl->ctl)
+			ctl->ctl->disable_resizing();
+		return OMRU_OK;
+	});
+}
+
 int omru_ctl_pop_note(omru_ctl_t *ctl, char *buf, size_t len)
 {
 	int rc = guarded(nullptr, 0, [&] {

@@ -133,6 +133,9 @@ class Controller {
 	// A job started; RET its resize when it resumed from one (cost set).
 	std::optional<Resize> job_started(uint32_t job_id, double now_s);
 	const ResizeBook &resizes() const { return resizes_; }
+	// Resizing off whatever omru.conf says (the glue found Slurm cannot
+	// requeue a stopped job); until the next reconfigure.
+	void disable_resizing() { settings_.elastic = false; }
 
 	// A running job's reported rows (AdminComment rows=), learned once
 	// per change; counts above what it holds are ignored.  RET whether

@@ -190,6 +190,9 @@ int omru_ctl_job_rows(omru_ctl_t *ctl, uint32_t job_id, uint32_t uid,
  * keeps it in the plan through its requeue delay).
  */
 int omru_ctl_pop_stop(omru_ctl_t *ctl, uint32_t *job_id, int *from_gpus, int *to_gpus);
+/* No job is resized until the next omru_ctl_configure (the glue found
+ * that Slurm would not requeue a stopped job). */
+void omru_ctl_disable_resizing(omru_ctl_t *ctl);
 int omru_ctl_pop_note(omru_ctl_t *ctl, char *buf, size_t len);
 int omru_ctl_resuming(const omru_ctl_t *ctl, uint32_t job_id);
 int omru_ctl_job_stopped(omru_ctl_t *ctl, uint32_t job_id, int exit_status, double now_s);

@@ -199,11 +199,13 @@ class Trainer {
 			return 0;
 		sched_->restore(p.lr);
 		skip_ = static_cast<size_t>(p.samples_into_epoch);
-		if (env_.rank == 0)
-			std::fprintf(stderr, "omru-train: resumed %s after epoch %d + %zu samples "
+		if (env_.rank == 0) {
+			std::string into = skip_ ? " + " + std::to_string(skip_) + " samples" : "";
+			std::fprintf(stderr, "omru-train: resumed %s after epoch %d%s "
 					     "(written by %d process(es), now %d)\n",
-				     o_.checkpoint.c_str(), p.epochs_done, skip_, p.world_size,
-				     env_.world);
+				     o_.checkpoint.c_str(), p.epochs_done, into.c_str(),
+				     p.world_size, env_.world);
+		}
 		return p.epochs_done;
 	}
 

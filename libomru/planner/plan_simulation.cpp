@@ -166,7 +166,7 @@ class PlanRun {
 	};
 	void weigh(int job, Weighed &w) const;
 	void resize(int job, const Growth &g);
-	int soonest_option(int job, int from) const;
+	Growth soonest_growth(int job, int from);
 	void finish(int job);
 
 	const PlanInput &in_;
@@ -515,19 +515,28 @@ bool PlanRun::grow_latest()
 }
 
 // Of the job's counts from `from` on that the idle GPUs can pay for, the one
-// whose packed time ends it soonest.
-int PlanRun::soonest_option(int job, int from) const
+// whose packed time ends it soonest, or if it cannot be placed (no room on
+// the spreads its curve has, or on one node) the next soonest that can.
+// One job only competes here: its counts are few and placing each is cheap.
+PlanRun::Growth PlanRun::soonest_growth(int job, int from)
 {
 	const JobState &s = jobs_[job];
 	const SpeedCurve &cv = curve(job);
-	int best = from;
-	for (size_t i = from + 1; i < cv.gpus.size(); i++) {
+	std::vector<int> options;
+	for (size_t i = from; i < cv.gpus.size(); i++) {
 		if (cv.gpus[i] - s.gpus > free_.total())
 			break;
-		if (cv.packed(i, in_.gpus_per_node) < cv.packed(best, in_.gpus_per_node))
-			best = static_cast<int>(i);
+		options.push_back(static_cast<int>(i));
 	}
-	return best;
+	std::stable_sort(options.begin(), options.end(), [&](int a, int b) {
+		return cv.packed(a, in_.gpus_per_node) < cv.packed(b, in_.gpus_per_node);
+	});
+	for (int i : options) {
+		Growth g = placed_growth(job, i);
+		if (g.option >= 0 && clearly_less(g.end_s, s.end_s))
+			return g;
+	}
+	return Growth{};
 }
 
 // The growths a job could make now, by packed estimate: completion time
@@ -600,11 +609,8 @@ bool PlanRun::grow_best_per_gpu()
 		int competing = 0;
 		for (size_t k = 0; k < used; k++)
 			competing += window_[k].job >= 0 && window_[k].best > 0;
-		int soonest = competing == 1 ? soonest_option(job, best_option) : best_option;
-		Growth g = placed_growth(job, soonest);
-		if (soonest != best_option &&
-		    !(g.option >= 0 && clearly_less(g.end_s, jobs_[job].end_s)))
-			g = placed_growth(job, best_option);
+		Growth g = competing == 1 ? soonest_growth(job, best_option)
+					  : placed_growth(job, best_option);
 		if (g.option >= 0 && clearly_less(g.end_s, jobs_[job].end_s)) {
 			resize(job, g);
 			return true;

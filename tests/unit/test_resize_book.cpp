@@ -170,6 +170,51 @@ START_TEST(test_only_elastic_running_jobs_are_resizable_at_the_priced_cost)
 }
 END_TEST
 
+START_TEST(test_a_resumed_job_rests_before_another_resize)
+{
+	SpeedBook book(fast_profiles());
+	ResizeBook resizes(settings(10).resize);
+	ck_assert(resizes.request(resize(1, "fast", 1, 2, 1000)));
+	ck_assert(resizes.ended(1, true, 1001));
+	ck_assert(resizes.started(1, 1012).has_value()); // cost 12: rests 24 s
+	Snapshot s;
+	s.now_s = 1020;
+	s.nodes = { node4() };
+	s.nodes[0].gpus_alloc = 2;
+	s.jobs = { running_elastic(1, 2, 1012) };
+	BookFor one = [&book](uint32_t) -> SpeedBook & { return book; };
+	ck_assert(!build_plan_input(s, one, settings(10), &resizes).in.jobs[0].resizable);
+	s.now_s = 1037;
+	ck_assert(build_plan_input(s, one, settings(10), &resizes).in.jobs[0].resizable);
+}
+END_TEST
+
+START_TEST(test_the_controller_grows_jobs_on_one_node_only)
+{
+	// 2 nodes of 4: the job holds 2 GPUs of node 0, node 0 has 2 free
+	// and node 1 is empty.  Growing to 4 fits node 0; to 6 or 8 it would
+	// span both nodes, which a restarted job cannot be placed on exactly.
+	std::shared_ptr<const ProfileTable> p = std::make_shared<ProfileTable>(
+		ProfileTable::from_csv(CsvTable::parse(
+			"p.csv", "model,gpus,epoch_s,nodes\nfast,1,100,\nfast,2,51,\n"
+				 "fast,4,26,\nfast,8,13,2\n")));
+	Controller c(p, settings(1));
+	Snapshot s;
+	s.now_s = 1000;
+	NodeSnap n0 = node4(), n1 = node4();
+	n1.name = "n2";
+	n0.gpus_alloc = 2;
+	s.nodes = { n0, n1 };
+	JobSnap j = running_elastic(1, 2, 990, 100);
+	j.gpus_max = 8;
+	s.jobs = { j };
+	c.plan(s);
+	StopRequest stop;
+	ck_assert(c.pop_stop(stop));
+	ck_assert_int_eq(stop.to_gpus, 4);
+}
+END_TEST
+
 START_TEST(test_a_stopping_job_holds_its_gpus_and_its_new_ones)
 {
 	SpeedBook book(fast_profiles());
@@ -347,6 +392,8 @@ int main(void)
 	tcase_add_test(tc, test_book_gives_up_a_job_that_does_not_stop);
 	tcase_add_test(tc, test_book_forgets_a_job_that_ended_otherwise);
 	tcase_add_test(tc, test_only_elastic_running_jobs_are_resizable_at_the_priced_cost);
+	tcase_add_test(tc, test_a_resumed_job_rests_before_another_resize);
+	tcase_add_test(tc, test_the_controller_grows_jobs_on_one_node_only);
 	tcase_add_test(tc, test_a_stopping_job_holds_its_gpus_and_its_new_ones);
 	tcase_add_test(tc, test_a_requeued_job_is_planned_on_its_new_gpus_with_the_work_left);
 	tcase_add_test(tc, test_controller_resizes_once_and_starts_the_requeued_job_first);

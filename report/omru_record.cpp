@@ -51,6 +51,23 @@ std::string text(const AdminComment &c, const char *key)
 	return v ? *v : std::string();
 }
 
+// A list field read by its codec (model/admin_comment.hpp) into `out`; a
+// malformed one is left out whole, with a problem line.
+template <typename T>
+void list(const AdminComment &c, const char *key,
+	  Parsed<std::vector<T>> (*parse)(std::string_view),
+	  std::vector<std::string> &problems, std::vector<T> &out)
+{
+	const std::string *v = c.get(key);
+	if (!v)
+		return;
+	auto parsed = parse(*v);
+	if (parsed.ok())
+		out = parsed.value();
+	else
+		problems.push_back(std::string(key) + ": " + parsed.error() + "; ignored");
+}
+
 } // namespace
 
 OmruRecord read_omru_record(std::string_view admin_comment,
@@ -73,20 +90,10 @@ OmruRecord read_omru_record(std::string_view admin_comment,
 	r.gpus = whole(c, "gpus", 65536, problems);
 	r.predicted_s = number(c, "predicted_s", problems);
 	r.epochs = number(c, "epochs", problems);
-	if (const std::string *p = c.get("profiling")) {
-		auto counts = parse_count_list(*p);
-		if (counts.ok())
-			r.profiling = counts.value();
-		else
-			problems.push_back("profiling: " + counts.error() + "; ignored");
-	}
-	if (const std::string *rows = c.get("rows")) {
-		auto parsed_rows = parse_comment_rows(*rows);
-		if (parsed_rows.ok())
-			r.rows = parsed_rows.value().size();
-		else
-			problems.push_back("rows: " + parsed_rows.error() + "; ignored");
-	}
+	list(c, "profiling", parse_count_list, problems, r.profiling);
+	std::vector<CommentRow> rows;
+	list(c, "rows", parse_comment_rows, problems, rows);
+	r.rows = rows.size();
 	r.epoch_s = number(c, "epoch_s", problems);
 	r.epochs_done = number(c, "epochs_done", problems);
 	r.samples_s = number(c, "samples_s", problems);
@@ -94,13 +101,7 @@ OmruRecord read_omru_record(std::string_view admin_comment,
 	r.profile_s = number(c, "profile_s", problems);
 	r.real_s = number(c, "real_s", problems);
 	r.workers = whole(c, "workers", 1 << 20, problems);
-	if (const std::string *rs = c.get("resizes")) {
-		auto parsed_resizes = parse_comment_resizes(*rs);
-		if (parsed_resizes.ok())
-			r.resizes = parsed_resizes.value();
-		else
-			problems.push_back("resizes: " + parsed_resizes.error() + "; ignored");
-	}
+	list(c, "resizes", parse_comment_resizes, problems, r.resizes);
 	return r;
 }
 

@@ -643,6 +643,14 @@ static void replan(time_t now)
 	}
 }
 
+/* A plan is due: something changed and PlanIntervalMin passed, or
+ * PlanIntervalMax passed.  Caller holds plan_lock. */
+static bool plan_due(double t)
+{
+	return ctl && ((dirty && t - last_plan_at >= settings.plan_interval_min_s) ||
+		       t - last_plan_at >= settings.plan_interval_max_s);
+}
+
 static void maybe_replan(job_record_t *job_ptr, time_t now)
 {
 	double t = mono_now();
@@ -655,8 +663,7 @@ static void maybe_replan(job_record_t *job_ptr, time_t now)
 	}
 	if (!known && IS_JOB_PENDING(job_ptr))
 		dirty = true; /* a new job */
-	if ((dirty && t - last_plan_at >= settings.plan_interval_min_s) ||
-	    t - last_plan_at >= settings.plan_interval_max_s) {
+	if (plan_due(t)) {
 		dirty = false;
 		last_plan_at = t;
 		replan(now);
@@ -1060,11 +1067,17 @@ static void elastic_tick(void)
 
 	if (!lock_slurmctld || !settings.elastic)
 		return;
+	/* slurmctld's write lock only when a plan is due (looked at first
+	 * under plan_lock alone, which must not be held while taking it). */
+	slurm_mutex_lock(&plan_lock);
+	bool due = plan_due(mono_now()) || planned_since_stops;
+	slurm_mutex_unlock(&plan_lock);
+	if (!due)
+		return;
 	lock_slurmctld(locks);
 	slurm_mutex_lock(&plan_lock);
 	double t = mono_now();
-	if (ctl && ((dirty && t - last_plan_at >= settings.plan_interval_min_s) ||
-		    t - last_plan_at >= settings.plan_interval_max_s)) {
+	if (plan_due(t)) {
 		dirty = false;
 		last_plan_at = t;
 		replan(time(NULL));

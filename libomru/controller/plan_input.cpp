@@ -46,8 +46,11 @@ class Builder {
 	int model_of(const JobSnap &j) const;
 	int curve(const JobSnap &j);
 	int node_set(const std::vector<int> &eligible);
+	// Jobs with a resize under way go to add_held (build() routes them).
 	void add_running(const JobSnap &j);
 	void add_pending(const JobSnap &j);
+	// Appends a job of the input with its id, model and book.
+	void push(planner::PlanJob pj, const JobSnap &j, int model);
 	// A resize under way: the job holds (or is about to hold) its new GPUs.
 	const Resize *held(const JobSnap &j) const;
 	NodeCounts held_where(const JobSnap &j, const Resize &r) const;
@@ -191,18 +194,19 @@ void Builder::add_held(const JobSnap &j, const Resize &r)
 	pj.progress_start_s = std::max(snap_.now_s,
 				       r.asked_s + resizes_->priced_cost_s(j.model));
 	pj.remaining_epochs = pj.epochs_at_progress_start;
+	push(std::move(pj), j, m);
+}
+
+void Builder::push(planner::PlanJob pj, const JobSnap &j, int model)
+{
 	out_.in.jobs.push_back(std::move(pj));
 	out_.job_ids.push_back(j.job_id);
-	out_.model.push_back(m);
+	out_.model.push_back(model);
 	out_.book.push_back(&book_of(j));
 }
 
 void Builder::add_running(const JobSnap &j)
 {
-	if (const Resize *r = held(j)) {
-		add_held(j, *r);
-		return;
-	}
 	int c = curve(j);
 	if (c < 0)
 		return;
@@ -237,18 +241,11 @@ void Builder::add_running(const JobSnap &j)
 				      kOverdueFraction * (snap_.now_s - j.start_s));
 	}
 	pj.remaining_epochs = pj.epochs_at_progress_start;
-	out_.in.jobs.push_back(std::move(pj));
-	out_.job_ids.push_back(j.job_id);
-	out_.model.push_back(m);
-	out_.book.push_back(&book_of(j));
+	push(std::move(pj), j, m);
 }
 
 void Builder::add_pending(const JobSnap &j)
 {
-	if (const Resize *r = held(j)) {
-		add_held(j, *r);
-		return;
-	}
 	int c = j.eligible.empty() ? -1 : curve(j);
 	if (c < 0) {
 		out_.unmodelled.push_back(j.job_id);
@@ -266,10 +263,7 @@ void Builder::add_pending(const JobSnap &j)
 		pj.restart_s = resizes_->priced_cost_s(j.model);
 	bool all = static_cast<int>(j.eligible.size()) == nodes_;
 	pj.node_set = all ? -1 : node_set(j.eligible);
-	out_.in.jobs.push_back(std::move(pj));
-	out_.job_ids.push_back(j.job_id);
-	out_.model.push_back(m);
-	out_.book.push_back(&book_of(j));
+	push(std::move(pj), j, m);
 }
 
 BuiltInput Builder::build()

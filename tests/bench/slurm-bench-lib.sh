@@ -1,5 +1,5 @@
 # slurm-bench-lib.sh - what the real-Slurm benches (slurm-makespan.sh,
-# slurm-burst.sh) share: sourced, never run.
+# slurm-burst.sh, slurm-elastic.sh) share: sourced, never run.
 #
 # bench_setup NAME BUILD SCALE [OMRU_CONF_LINE...]: checks for root and a
 # built plugin, makes $work (removed at exit, with the cluster in $state
@@ -23,6 +23,23 @@ bench_setup() {
   printf '%s\n' Objective=makespan "ProfileFile=$work/profiles.csv" CpusPerGpu=1 "$@" \
     >"$work/omru.conf"
   export OMRU_EMU_PROFILES=$work/profiles.csv OMRU_EMU_TIME_SCALE=1
+}
+
+# release_and_wait LIST: releases the held jobs of LIST (comma-separated
+# ids), waits until they ended and sacct has them all; sets MAKESPAN
+# (release to the last End, seconds) and FAILED (jobs not COMPLETED).
+release_and_wait() {
+  local list=$1 t0 last
+  t0=$(date +%s.%N)
+  scontrol release "$list"
+  while squeue -h -j "$list" 2>/dev/null | grep -q .; do sleep 1; done
+  for _ in $(seq 20); do
+    [ "$(sacct -n -X -j "$list" -o State | grep -cE 'PENDING|RUNNING|COMPLETING')" = 0 ] && break
+    sleep 0.5
+  done
+  last=$(sacct -n -X -P -j "$list" -o End | xargs -I{} date -d {} +%s | sort -n | tail -n1)
+  MAKESPAN=$(awk -v a="$t0" -v b="$last" 'BEGIN { printf "%.0f", b - a }')
+  FAILED=$(sacct -n -X -P -j "$list" -o State | grep -vc COMPLETED || true)
 }
 
 # sdiag_field SECTION FIELD [SDIAG_OUTPUT]: FIELD ("Mean cycle", "Max cycle",

@@ -101,16 +101,7 @@ run_batch() {
     ids+=("$id")
   done <"$workload"
   local list; list=$(IFS=,; echo "${ids[*]}")
-  local t0; t0=$(date +%s.%N)
-  scontrol release "$list"
-  while squeue -h -j "$list" 2>/dev/null | grep -q .; do sleep 1; done
-  for _ in $(seq 20); do
-    [ "$(sacct -n -X -j "$list" -o State | grep -cE 'PENDING|RUNNING|COMPLETING')" = 0 ] && break
-    sleep 0.5
-  done
-  local last; last=$(sacct -n -X -P -j "$list" -o End | xargs -I{} date -d {} +%s | sort -n | tail -n1)
-  MAKESPAN=$(awk -v a="$t0" -v b="$last" 'BEGIN { printf "%.0f", b - a }')
-  FAILED=$(sacct -n -X -P -j "$list" -o State | grep -vc COMPLETED || true)
+  release_and_wait "$list"
   RESIZES=$(grep -c 'resized by the plan' "$OMRU_CLUSTER_CTLD_LOG" || true)
   COSTS=$(sed -n 's/.*resumed after a resize \([0-9]*\) -> \([0-9]*\) GPUs: restart cost \([0-9]*\) s.*/\1>\2:\3/p' \
     "$OMRU_CLUSTER_CTLD_LOG" | tr '\n' ' ')

@@ -52,16 +52,7 @@ run_batch() {
   done <"$workload"
   local list; list=$(IFS=,; echo "${ids[*]}")
   sdiag -r >/dev/null
-  local t0; t0=$(date +%s.%N)
-  scontrol release "$list"
-  while squeue -h -j "$list" 2>/dev/null | grep -q .; do sleep 1; done
-  for _ in $(seq 20); do
-    [ "$(sacct -n -X -j "$list" -o State | grep -cE 'PENDING|RUNNING|COMPLETING')" = 0 ] && break
-    sleep 0.5
-  done
-  local last; last=$(sacct -n -X -P -j "$list" -o End | xargs -I{} date -d {} +%s | sort -n | tail -n1)
-  MAKESPAN=$(awk -v a="$t0" -v b="$last" 'BEGIN { printf "%.0f", b - a }')
-  FAILED=$(sacct -n -X -P -j "$list" -o State | grep -vc COMPLETED || true)
+  release_and_wait "$list"
   SDIAG_MAIN_US=$(sdiag_field "Main schedule statistics" "Mean cycle")
   SDIAG_BF_US=$(sdiag_field "Backfilling stats" "Mean cycle")
   PLAN_COST=$(grep -o 'planner cost so far: .*\|plan: plans=.*' "$OMRU_CLUSTER_CTLD_LOG" | tail -n1 || true)

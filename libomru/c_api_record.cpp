@@ -88,6 +88,32 @@ int omru_record_rows(const char *csv, size_t len, const char *model,
 	});
 }
 
+int omru_record_phase(const char *text, size_t len, char *out, size_t outlen,
+		      char *err, size_t errlen)
+{
+	return guarded(err, errlen, [&] {
+		std::string line(text ? text : "", text ? len : 0);
+		while (!line.empty() && (line.back() == '\n' || line.back() == '\r'))
+			line.pop_back();
+		// Exactly one blank between the three fields: the codec's ':'.
+		size_t blanks = 0;
+		for (char &c : line)
+			if (c == ' ') {
+				c = ':';
+				blanks++;
+			}
+		auto p = omru::parse_comment_phase(line);
+		if (blanks != 2 || !p.ok()) {
+			put(err, errlen, "phase file: expected one line 'STEPS "
+					 "FIRST_DROP RECENT_DROP'" +
+						 (p.ok() ? std::string() : ": " + p.error()));
+			return OMRU_EINVAL;
+		}
+		put(out, outlen, omru::format_comment_phase(p.value()));
+		return OMRU_OK;
+	});
+}
+
 int omru_record_metrics(const char *jsonl, size_t len, char *out, size_t outlen)
 {
 	return guarded(nullptr, 0, [&] {

@@ -62,7 +62,10 @@ static void print_help()
 		"  --no-resize              omru: never grow running jobs (GPU reuse off), as\n"
 		"                           select/omru_cons_tres with Elastic=no\n"
 		"  --grow-on-one-node       omru: grow running jobs onto one node only, as\n"
-		"                           select/omru_cons_tres resizes elastic jobs\n\n"
+		"                           select/omru_cons_tres resizes elastic jobs\n"
+		"  --no-phase-aware         omru: never shrink a running job to start a\n"
+		"                           waiting one (workload column late_after), as\n"
+		"                           select/omru_cons_tres with PhaseAware=no\n\n"
 		"Exit status: 0 done, 1 the policy failed or the schedule is invalid,\n"
 		"2 bad usage or malformed input.  See omru-sim(1).\n";
 }

@@ -17,6 +17,7 @@ const std::vector<OptionSpec> kPolicyOptions = {
 	{ "seed", true }, { "iterations", true }, { "population", true },
 	{ "objective", true }, { "fairness", true },
 	{ "no-resize", false }, { "grow-on-one-node", false },
+	{ "no-phase-aware", false },
 };
 
 std::vector<OptionSpec> join(std::vector<OptionSpec> a,
@@ -125,6 +126,7 @@ PolicyOptions read_policy_options(const CliArgs &args)
 	o.omru_fairness = args.number("fairness", 0.0, 0.0, 1e6);
 	o.omru_resize = !args.has("no-resize");
 	o.omru_grow_on_one_node = args.has("grow-on-one-node");
+	o.omru_phase_aware = !args.has("no-phase-aware");
 	if (o.omru_fairness > 0 && o.omru_fairness < 1)
 		throw UsageError("--fairness " + *args.get("fairness") +
 				 ": expected 0 (off) or a factor >= 1");

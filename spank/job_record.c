@@ -8,7 +8,8 @@
  * OMRU_METRICS_FILE (omru-train's epoch lines) inside it.  A thread of this
  * slurmstepd looks at the rows every report_interval seconds; new rows are
  * validated (the job's model, counts the job had) and merged into the job's
- * AdminComment as `rows=` with one update RPC, where select/omru reads them
+ * AdminComment as `rows=` with one update RPC (with `phase=`, the trainer's
+ * training-phase signal, when OMRU_PHASE_FILE changed), where select/omru reads them
  * at its next re-plan.  Why AdminComment: nodes need not share a file
  * system with the controller, the RPC is authenticated (only root or
  * SlurmUser may set AdminComment, so a user cannot forge rows for their
@@ -43,6 +44,7 @@ static struct {
 	int gpus, nodes; /* the allocation (step_env.c) */
 	time_t start;    /* the job's start time */
 	char rows[RECORD_MAX]; /* last `rows` value sent */
+	char phase[96];        /* last `phase` value sent */
 	struct timespec seen; /* mtime of the rows file last read */
 	off_t seen_size;
 	pthread_t thread;
@@ -204,13 +206,35 @@ static const char *new_rows(char *out, size_t outlen)
 	return out;
 }
 
-static void forward_rows(void)
+/* The `phase` value when the trainer's phase file says something new. */
+static const char *new_phase(char *out, size_t outlen)
 {
-	char rows[RECORD_MAX];
-	const char *keys[] = { "rows" };
-	const char *values[] = { new_rows(rows, sizeof(rows)) };
-	if (values[0])
-		update_record(1, keys, values);
+	char text[256], err[256];
+	ssize_t n = read_job_file("phase", text, sizeof(text), NULL);
+	if (n <= 0)
+		return NULL;
+	if (omru_record_phase(text, (size_t) n, out, outlen, err,
+			      sizeof(err)) != OMRU_OK) {
+		slurm_error("%s: job %u: %s", OMRU_SPANK_NAME, rec.job_id, err);
+		return NULL;
+	}
+	if (strcmp(out, rec.phase) == 0)
+		return NULL;
+	snprintf(rec.phase, sizeof(rec.phase), "%s", out);
+	return out;
+}
+
+static void forward_measurements(void)
+{
+	char rows[RECORD_MAX], phase[96];
+	const char *keys[2], *values[2];
+	int n = 0;
+	if ((values[n] = new_rows(rows, sizeof(rows))))
+		keys[n++] = "rows";
+	if ((values[n] = new_phase(phase, sizeof(phase))))
+		keys[n++] = "phase";
+	if (n > 0)
+		update_record(n, keys, values);
 }
 
 static void *reporter(void *arg)
@@ -227,7 +251,7 @@ static void *reporter(void *arg)
 		if (rec.stop)
 			break;
 		pthread_mutex_unlock(&rec.lock);
-		forward_rows();
+		forward_measurements();
 		pthread_mutex_lock(&rec.lock);
 	}
 	pthread_mutex_unlock(&rec.lock);
@@ -253,7 +277,7 @@ extern int omru_job_reporter_start(spank_t sp)
 static void remove_job_dir(void)
 {
 	/* loader_share and loader_report: loader_share.c, which leaves first */
-	const char *files[] = { "profile.csv", "metrics.jsonl" };
+	const char *files[] = { "profile.csv", "metrics.jsonl", "phase", "phase.tmp" };
 	char path[sizeof(rec.dir) + 32];
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		path_of(path, sizeof(path), files[i]);
@@ -297,7 +321,7 @@ extern int omru_job_record_finish(spank_t sp)
 	}
 
 	static char jsonl[64 * 1024];
-	char summary[512] = "", rows[RECORD_MAX], real[32];
+	char summary[512] = "", rows[RECORD_MAX], real[32], phase[96];
 	const char *keys[16], *values[16];
 	int n = 0;
 
@@ -305,10 +329,14 @@ extern int omru_job_record_finish(spank_t sp)
 		keys[n] = "rows";
 		values[n++] = rows;
 	}
+	if (new_phase(phase, sizeof(phase))) {
+		keys[n] = "phase";
+		values[n++] = phase;
+	}
 	ssize_t len = read_job_file("metrics.jsonl", jsonl, sizeof(jsonl), NULL);
 	if (len > 0) {
 		omru_record_metrics(jsonl, (size_t) len, summary, sizeof(summary));
-		n += split_fields(summary, keys + n, values + n, 12);
+		n += split_fields(summary, keys + n, values + n, 11);
 	}
 	if (job_start > 0 && time(NULL) >= job_start) {
 		snprintf(real, sizeof(real), "%ld", (long) (time(NULL) - job_start));

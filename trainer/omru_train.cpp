@@ -28,6 +28,7 @@
 #include "lr_schedule.hpp"
 #include "metrics.hpp"
 #include "models.hpp"
+#include "phase_tracker.hpp"
 #include "profile_mode.hpp"
 #include "stop_request.hpp"
 #include "train_options.hpp"
@@ -322,6 +323,14 @@ class Trainer {
 		if (global_step_ == 100)
 			phase_drop_ = first_loss_ - loss;
 		global_step_++;
+		std::optional<CommentPhase> p = phase_.add(loss);
+		if (!p || env_.rank != 0 || o_.phase_file.empty() || phase_failed_)
+			return;
+		if (!write_phase_file(o_.phase_file, phase_line(*p))) {
+			std::fprintf(stderr, "omru-train: cannot write the phase file %s\n",
+				     o_.phase_file.c_str());
+			phase_failed_ = true; // said once
+		}
 	}
 
 	void report(const EpochMetrics &m)
@@ -384,6 +393,8 @@ class Trainer {
 	std::optional<size_t> stopped_at_; // a stop request: samples into the epoch
 	double first_loss_ = 0;
 	std::optional<double> phase_drop_;
+	PhaseTracker phase_;
+	bool phase_failed_ = false;
 	LoaderWindow window_;
 	bool report_failed_ = false;
 };

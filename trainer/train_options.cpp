@@ -53,7 +53,9 @@ const char kTrainHelp[] =
 	"                          images/s (and per worker); no training\n\n"
 	"Environment: OMRU_LOADER_SHARE_FILE names a file holding the number of\n"
 	"loader workers, followed within a second; OMRU_LOADER_REPORT names the\n"
-	"file where the first task on a node reports what its loader measured.\n"
+	"file where the first task on a node reports what its loader measured;\n"
+	"OMRU_PHASE_FILE names the file where rank 0 keeps the training-phase\n"
+	"signal (steps, loss fall over the first and the latest 100-step windows).\n"
 	"Exit status: 0 done, 1 training failed, 2 bad usage or input, 85 stopped\n"
 	"for a resize (elastic; checkpoint written).\n"
 	"See omru-train(1).\n";
@@ -145,6 +147,7 @@ TrainOptions parse_train_options(const std::vector<std::string> &argv,
 	o.loader_workers = static_cast<int>(a.integer("loader-workers", env_workers, 1, 256));
 	o.loader_share_file = env("OMRU_LOADER_SHARE_FILE");
 	o.loader_report = env("OMRU_LOADER_REPORT");
+	o.phase_file = env("OMRU_PHASE_FILE");
 	o.augment = !a.has("no-augment");
 	o.threads = static_cast<int>(a.integer("threads", 0, 1, 1024));
 	o.seed = static_cast<uint64_t>(a.integer("seed", 1, 0, 1L << 62));

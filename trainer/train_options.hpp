@@ -32,6 +32,7 @@ struct TrainOptions {
 	int loader_workers = 2;
 	std::string loader_share_file;  // followed within a second (loader_share.hpp)
 	std::string loader_report;      // OMRU_LOADER_REPORT: what the loader measured
+	std::string phase_file;         // OMRU_PHASE_FILE: the phase signal (phase_tracker.hpp)
 	bool augment = true;
 	int threads = 0;                // torch intra-op threads; 0: cores / local tasks
 	uint64_t seed = 1;

@@ -42,6 +42,8 @@ omru::controller::PlanSettings settings_of(const omru::controller::OmruConf &c)
 	s.resize.grace_s = c.elastic_grace_s;
 	s.resize.default_cost_s = c.restart_overhead_s;
 	s.resize.margin = c.resize_margin;
+	s.resize.phase_aware = c.phase_aware;
+	s.resize.phase_threshold = c.phase_threshold;
 	return s;
 }
 
@@ -189,6 +191,14 @@ int omru_ctl_snapshot_job(omru_ctl_t *ctl, const omru_ctl_job_t *job, char *err,
 				auto rec = omru::parse_admin_comment(job->admin_comment);
 				if (job->running && rec.ok() && rec.value().get("rows"))
 					j.rows = *rec.value().get("rows");
+				// A value that does not parse is no signal.
+				if (const std::string *ph = rec.ok() && job->running
+								    ? rec.value().get("phase")
+								    : nullptr) {
+					auto p = omru::parse_comment_phase(*ph);
+					if (p.ok())
+						j.phase = p.value();
+				}
 				// What an earlier run finished (a resized job).
 				const std::string *done = rec.ok() ? rec.value().get("epochs_done")
 								   : nullptr;

@@ -229,6 +229,14 @@ const std::vector<Key> &keys()
 		  [](std::string_view v, size_t, OmruConf &c, Seen &) {
 			  return number_in(v, 0, 10, c.resize_margin, "a fraction");
 		  } },
+		{ "PhaseAware",
+		  [](std::string_view v, size_t, OmruConf &c, Seen &) -> std::string {
+			  return parse_bool(v, c.phase_aware) ? "" : "must be yes or no";
+		  } },
+		{ "PhaseThreshold",
+		  [](std::string_view v, size_t, OmruConf &c, Seen &) {
+			  return number_in(v, 0, 1, c.phase_threshold, "a fraction");
+		  } },
 		{ "LogPlans",
 		  [](std::string_view v, size_t, OmruConf &c, Seen &) -> std::string {
 			  return parse_bool(v, c.log_plans) ? "" : "must be yes or no";
@@ -399,6 +407,8 @@ std::string format_omru_conf(const OmruConf &c)
 	s += " ElasticGrace=" + fmt(c.elastic_grace_s);
 	s += " RestartOverhead=" + fmt(c.restart_overhead_s);
 	s += " ResizeMargin=" + fmt(c.resize_margin);
+	s += std::string(" PhaseAware=") + (c.phase_aware ? "yes" : "no");
+	s += " PhaseThreshold=" + fmt(c.phase_threshold);
 	return s;
 }
 

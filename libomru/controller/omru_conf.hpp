@@ -34,6 +34,8 @@ struct OmruConf {
 	double elastic_grace_s = 300;           // ElasticGrace=, 5..86400 seconds
 	double restart_overhead_s = 60;         // RestartOverhead=, 0..86400 (until measured)
 	double resize_margin = 0.1;             // ResizeMargin=, 0..10
+	bool phase_aware = true;                // PhaseAware=: shrink late-phase jobs to admit
+	double phase_threshold = 0.5;           // PhaseThreshold=, 0..1 (training_phase.hpp)
 };
 
 constexpr size_t kMaxOmruConfBytes = 1u << 20; // the whole file

@@ -218,6 +218,7 @@ void Builder::add_running(const JobSnap &j)
 	pj.resizable = resizes_ && j.elastic && !resizes_->resting(j.job_id, snap_.now_s);
 	if (pj.resizable)
 		pj.restart_s = resizes_->priced_cost_s(j.model);
+	pj.may_shrink = pj.resizable && resizes_->may_shrink(j.job_id);
 	pj.gpus = j.gpus;
 	pj.where = j.where;
 	int m = model_of(j);
@@ -287,6 +288,10 @@ BuiltInput Builder::build()
 			in.reuse = in.reuse || (j.elastic && !resizes_->refused(j.job_id));
 	in.restart_overhead_s = resizes_ ? resizes_->priced_cost_s("") : 0;
 	in.grow_on_one_node = true;
+	// One shrink at a time: until it is done, the stopping job still
+	// holds its GPUs and the plan would shrink another for the same job.
+	in.shrink_to_admit = resizes_ && resizes_->settings().phase_aware &&
+			     resizes_->jobs().empty();
 	if (nodes_ == 0 || total_ == 0)
 		return std::move(out_);
 

@@ -3,6 +3,8 @@
 
 #include <cstdio>
 
+#include "policy/training_phase.hpp"
+
 namespace omru {
 namespace controller {
 
@@ -90,6 +92,18 @@ void ResizeBook::forget(uint32_t job_id)
 	open_.erase(job_id);
 	refused_.erase(job_id);
 	rest_until_.erase(job_id);
+	late_.erase(job_id);
+}
+
+void ResizeBook::note_phase(uint32_t job_id, const CommentPhase &p)
+{
+	if (late_phase(p, s_.phase_threshold))
+		late_.insert(job_id);
+}
+
+bool ResizeBook::may_shrink(uint32_t job_id) const
+{
+	return s_.phase_aware && late_.count(job_id) > 0;
 }
 
 bool ResizeBook::resting(uint32_t job_id, double now_s) const

@@ -28,6 +28,8 @@
 #include <utility>
 #include <vector>
 
+#include "model/admin_comment.hpp" // CommentPhase
+
 namespace omru {
 namespace controller {
 
@@ -35,6 +37,10 @@ struct ResizeSettings {
 	double grace_s = 300;           // ElasticGrace: stop (and restart) in time
 	double default_cost_s = 60;     // RestartOverhead: before any is measured
 	double margin = 0.1;            // ResizeMargin: priced at (1 + margin) x cost
+	// PhaseAware / PhaseThreshold: a job in its late training phase may
+	// be shrunk so a waiting job starts (policy/training_phase.hpp).
+	bool phase_aware = true;
+	double phase_threshold = 0.5;
 };
 
 struct Resize {
@@ -71,6 +77,12 @@ class ResizeBook {
 	// Not resizable now: refused, or resumed less than twice its
 	// restart cost ago.
 	bool resting(uint32_t job_id, double now_s) const;
+	// A running job's phase signal: once it says late, the job stays late
+	// (its requeued run starts its windows anew; the loss does not go
+	// back to its early fall).
+	void note_phase(uint32_t job_id, const CommentPhase &p);
+	// Late, and phase-aware reallocation is on: it may be shrunk.
+	bool may_shrink(uint32_t job_id) const;
 	// Forget a job that left slurmctld (or that the glue no longer sees).
 	void forget(uint32_t job_id);
 	// Jobs with a resize under way, for the glue's sweep.
@@ -91,6 +103,7 @@ class ResizeBook {
 	ResizeSettings s_;
 	std::unordered_map<uint32_t, Resize> open_;
 	std::set<uint32_t> refused_;
+	std::set<uint32_t> late_;
 	std::unordered_map<uint32_t, double> rest_until_; // resumed jobs
 	std::map<std::string, Mean> by_model_;
 	Mean all_;

@@ -7,9 +7,12 @@
 #define OMRU_CONTROLLER_SNAPSHOT_HPP
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "model/admin_comment.hpp" // CommentPhase
 
 namespace omru {
 namespace controller {
@@ -41,6 +44,9 @@ struct JobSnap {
 	// Running: the `rows` field of its AdminComment, what it measured so
 	// far (model/admin_comment.hpp), "" if none.
 	std::string rows;
+	// Running: the `phase` field of its AdminComment, the training-phase
+	// signal its trainer reported last (policy/training_phase.hpp).
+	std::optional<CommentPhase> phase;
 	// OMRU options (spank_omru); `omru` false for a plain GPU job.
 	bool omru = false;
 	std::string model;

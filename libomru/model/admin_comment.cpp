@@ -253,6 +253,35 @@ std::string format_comment_resizes(const std::vector<CommentResize> &resizes)
 	return out;
 }
 
+Parsed<CommentPhase> parse_comment_phase(std::string_view value)
+{
+	using R = Parsed<CommentPhase>;
+	auto number = [](std::string_view s, double lo, double hi, double &v) {
+		if (s.empty() || s.size() > 32)
+			return false;
+		auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+		return r.ec == std::errc() && r.ptr == s.data() + s.size() &&
+		       std::isfinite(v) && v >= lo && v <= hi;
+	};
+	size_t c1 = value.find(':'), c2 = value.rfind(':');
+	CommentPhase p;
+	if (c1 == std::string_view::npos || c2 == c1 ||
+	    !number(value.substr(0, c1), 0, 1e15, p.steps) ||
+	    p.steps != std::floor(p.steps) ||
+	    !number(value.substr(c1 + 1, c2 - c1 - 1), -1e9, 1e9, p.first_drop) ||
+	    !number(value.substr(c2 + 1), -1e9, 1e9, p.recent_drop))
+		return R::fail("phase '" + std::string(value) +
+			       "': expected STEPS:FIRST_DROP:RECENT_DROP (whole "
+			       "steps >= 0, drops finite, |drop| <= 1e9)");
+	return p;
+}
+
+std::string format_comment_phase(const CommentPhase &p)
+{
+	return shortest(std::floor(std::max(0.0, p.steps))) + ":" +
+	       shortest(p.first_drop) + ":" + shortest(p.recent_drop);
+}
+
 Parsed<std::vector<int>> parse_count_list(std::string_view value)
 {
 	using R = Parsed<std::vector<int>>;

@@ -3,7 +3,8 @@
 // Slurm 22.05.  Three writers share it, each owning its keys:
 //   select/omru at job start  gpus nodes planned_start predicted_s profile
 //                             model epochs range cpus_per_gpu profiling
-//   spank_omru while running  rows (profile rows the job measured)
+//   spank_omru while running  rows (profile rows the job measured),
+//                             phase (the loss's fall, training_phase.hpp)
 //   spank_omru at job end     epoch_s epochs_done samples_s data_wait
 //                             workers profile_s real_s
 //   spank_omru at step end    loader (the trainer's last loader report,
@@ -81,6 +82,19 @@ struct CommentResize {
 constexpr size_t kMaxCommentResizes = 8;
 Parsed<std::vector<CommentResize>> parse_comment_resizes(std::string_view value);
 std::string format_comment_resizes(const std::vector<CommentResize> &resizes);
+
+// The training-phase signal a running job reports (`phase`):
+// STEPS:FIRST:RECENT - global steps done, the fall of the mean loss from
+// the first 100 steps to the next 100, and the same fall over the latest
+// two windows of 100 (policy/training_phase.hpp reads it).  Drops may be
+// negative (the loss rose); |drop| <= 1e9, steps 0..1e15.
+struct CommentPhase {
+	double steps = 0;
+	double first_drop = 0;
+	double recent_drop = 0;
+};
+Parsed<CommentPhase> parse_comment_phase(std::string_view value);
+std::string format_comment_phase(const CommentPhase &p);
 
 // A count list "1,2,4" (the `profiling` key): ascending, distinct, 1..65536,
 // at most 32 entries.

@@ -29,7 +29,8 @@ Workload workload_from_csv(const CsvTable &csv, const ProfileTable &profiles)
 	       c_gpus = csv.require("gpus");
 	std::optional<size_t> c_min = csv.optional("gpus_min"),
 			      c_max = csv.optional("gpus_max"),
-			      c_elastic = csv.optional("elastic");
+			      c_elastic = csv.optional("elastic"),
+			      c_late = csv.optional("late_after");
 	Workload w;
 	w.name = csv.name();
 	std::unordered_set<std::string> seen;
@@ -69,6 +70,8 @@ Workload workload_from_csv(const CsvTable &csv, const ProfileTable &profiles)
 							   std::string(e) + "'");
 			j.elastic = e == "1";
 		}
+		if (c_late && !r.field(*c_late).empty())
+			j.late_after_epochs = r.nonnegative_double(*c_late);
 		w.jobs.push_back(std::move(j));
 	}
 	std::stable_sort(w.jobs.begin(), w.jobs.end(),

@@ -24,6 +24,9 @@ struct Job {
 	// Its GPU count may change while it runs (OMRU's GPU reuse): in Slurm,
 	// a job submitted with --omru-elastic.
 	bool elastic = true;
+	// Epochs after which its training is in its late phase (the phase
+	// signal says so, policy/training_phase.hpp); < 0: no signal.
+	double late_after_epochs = -1;
 	size_t line = 0;  // line in the workload file, for messages
 };
 
@@ -36,7 +39,8 @@ struct Workload {
 };
 
 // Reads job_id,submit_s,model,epochs,gpus[,gpus_min,gpus_max][,elastic]
-// (elastic: 1 or 0, default 1).  InputError on
+// [,late_after] (elastic: 1 or 0, default 1; late_after: epochs >= 0,
+// empty for no phase signal).  InputError on
 // a malformed row, a duplicate job_id, a model the profiles do not have, or
 // gpus outside [gpus_min, gpus_max].
 Workload workload_from_csv(const CsvTable &csv, const ProfileTable &profiles);

@@ -57,6 +57,10 @@ struct PlanJob {
 	// What a resize costs this job (stop, requeue, start, resume), when
 	// the caller measured it; < 0: PlanInput::restart_overhead_s.
 	double restart_s = -1;
+	// Running and resizable: the plan may also shrink it so that a
+	// waiting job starts (phase-aware reallocation: the caller sets it
+	// for jobs in their late training phase, policy/training_phase.hpp).
+	bool may_shrink = false;
 	// The nodes it may be placed on: an index into PlanInput::node_sets
 	// (a Slurm partition, --nodelist, --exclude, --constraint), or -1 for
 	// every node.  Starts and growths use only these nodes.
@@ -90,6 +94,10 @@ struct PlanInput {
 	// (cons_tres takes no per-node GPU counts): a growth over several nodes
 	// can land off the plan, on GPUs the plan gave another job.
 	bool grow_on_one_node = false;
+	// Try shrinking running jobs that may_shrink so a waiting job starts
+	// now; kept when the plan ends sooner (makespan; mean JCT under that
+	// objective) by more than kShrinkGain (planner.hpp).
+	bool shrink_to_admit = false;
 
 	int capacity(int node) const
 	{
@@ -102,7 +110,9 @@ struct Action {
 	enum class Kind { Start, Resize } kind = Kind::Start;
 	int job = -1;     // index into PlanInput::jobs
 	int gpus = 0;
-	NodeCounts where; // on the free GPUs (a resize: plus its own)
+	// On the free GPUs (a resize: plus its own); a shrink: the part of
+	// its own GPUs it keeps.
+	NodeCounts where;
 };
 
 // One stretch of a job on a fixed set of GPUs.

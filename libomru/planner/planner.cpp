@@ -22,6 +22,7 @@
 #include <string>
 
 #include "planner/plan_simulation.hpp"
+#include "planner/shrink_to_admit.hpp"
 
 namespace omru {
 namespace planner {
@@ -514,10 +515,11 @@ void check_plan_input(const PlanInput &in)
 			bad("node " + std::to_string(n) + " has more GPUs held and free than it has");
 }
 
-Plan make_plan(const PlanInput &in, const PlanChoice &keep,
+namespace {
+
+Plan plan_once(const PlanInput &in, const PlanChoice &keep,
 	       const PlanSearch &search)
 {
-	check_plan_input(in);
 	// On identical nodes without node sets every option fits; otherwise
 	// which do, once per curve and node set.
 	const bool uneven = !in.node_gpus.empty() || !in.node_sets.empty();
@@ -635,6 +637,22 @@ Plan make_plan(const PlanInput &in, const PlanChoice &keep,
 	plan.candidates = simulated;
 	plan.incremental = incremental;
 	return plan;
+}
+
+} // namespace
+
+Plan make_plan(const PlanInput &in, const PlanChoice &keep,
+	       const PlanSearch &search)
+{
+	check_plan_input(in);
+	Plan base = plan_once(in, keep, search);
+	// A shrunk job's plan is searched afresh: the kept choice was for
+	// the input without the shrink.
+	PlanSearch fresh = search;
+	fresh.max_simulations = 0;
+	return shrink_to_admit(in, std::move(base), [&](const PlanInput &v) {
+		return plan_once(v, PlanChoice{}, fresh);
+	});
 }
 
 } // namespace planner

@@ -78,6 +78,7 @@ class Omru final : public Policy {
 		in.fairness_factor = opts_.omru_fairness;
 		in.reuse = opts_.omru_resize;
 		in.grow_on_one_node = opts_.omru_grow_on_one_node;
+		in.shrink_to_admit = opts_.omru_phase_aware && opts_.omru_resize;
 		job_of_.clear();
 		for (const std::vector<int> *list : { &ctx.running(), &ctx.pending() })
 			for (int job : *list) {
@@ -101,6 +102,11 @@ class Omru final : public Policy {
 					pj.progress_start_s = pr.progress_start_s;
 					pj.epochs_at_progress_start = j.epochs - pr.epochs_done;
 					pj.epoch_s = pr.epoch_s;
+					// Late in its training (the phase signal):
+					// it may give GPUs to a waiting job.
+					pj.may_shrink = j.elastic && j.late_after_epochs >= 0 &&
+							j.epochs - pj.remaining_epochs >=
+								j.late_after_epochs;
 				}
 				in.jobs.push_back(std::move(pj));
 				job_of_.push_back(job);

@@ -28,6 +28,9 @@ struct PolicyOptions {
 	bool omru_resize = true;
 	// omru: growths onto one node only, as select/omru resizes in Slurm.
 	bool omru_grow_on_one_node = false;
+	// omru: phase-aware reallocation (shrink late-phase elastic jobs so a
+	// waiting job starts), as select/omru with PhaseAware=yes.
+	bool omru_phase_aware = true;
 };
 
 class Policy {

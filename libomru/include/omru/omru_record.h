@@ -44,6 +44,14 @@ int omru_record_rows(const char *csv, size_t len, const char *model,
 		     char *err, size_t errlen);
 
 /*
+ * omru_record_phase - the `phase` value ("STEPS:FIRST:RECENT") for the
+ * phase file omru-train keeps (one line "STEPS FIRST RECENT",
+ * trainer/phase_tracker.hpp).  RET OMRU_OK, or OMRU_EINVAL (out untouched).
+ */
+int omru_record_phase(const char *text, size_t len, char *out, size_t outlen,
+		      char *err, size_t errlen);
+
+/*
  * omru_record_metrics - the end-of-job fields from omru-train's metrics
  * lines, as "epoch_s=.. epochs_done=.. samples_s=.. data_wait=.. workers=.."
  * (space separated KEY=VALUE, possibly empty).  RET OMRU_OK.

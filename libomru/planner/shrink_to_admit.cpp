@@ -1,0 +1,155 @@
+// shrink_to_admit.cpp - see shrink_to_admit.hpp.
+#include "planner/shrink_to_admit.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace omru {
+namespace planner {
+namespace {
+
+struct Try {
+	int job;
+	size_t option; // into the job's curve
+	NodeCounts keep;
+};
+
+bool waiting_job(const PlanInput &in, const Plan &base)
+{
+	std::vector<char> starts(in.jobs.size(), 0);
+	for (const Action &a : base.now)
+		starts[a.job] = 1;
+	for (size_t j = 0; j < in.jobs.size(); j++)
+		if (!in.jobs[j].running && !starts[j] && !base.jobs[j].segments.empty())
+			return true;
+	return false;
+}
+
+std::vector<Try> tries(const PlanInput &in)
+{
+	std::vector<int> donors;
+	for (size_t j = 0; j < in.jobs.size(); j++) {
+		const PlanJob &pj = in.jobs[j];
+		if (pj.running && pj.resizable && pj.may_shrink &&
+		    pj.progress_start_s <= in.now_s)
+			donors.push_back(static_cast<int>(j));
+	}
+	std::stable_sort(donors.begin(), donors.end(), [&](int a, int b) {
+		return in.jobs[a].gpus > in.jobs[b].gpus;
+	});
+	std::vector<Try> out;
+	// Round robin over the donors, each at its next smaller count.
+	std::vector<int> next(donors.size(), -1);
+	for (size_t d = 0; d < donors.size(); d++) {
+		const SpeedCurve &cv = in.curves[in.jobs[donors[d]].curve];
+		int i = static_cast<int>(cv.gpus.size()) - 1;
+		while (i >= 0 && cv.gpus[i] >= in.jobs[donors[d]].gpus)
+			i--;
+		next[d] = i;
+	}
+	for (bool any = true; any && static_cast<int>(out.size()) < kMaxShrinkTries;) {
+		any = false;
+		for (size_t d = 0; d < donors.size() &&
+				   static_cast<int>(out.size()) < kMaxShrinkTries; d++) {
+			const PlanJob &pj = in.jobs[donors[d]];
+			const SpeedCurve &cv = in.curves[pj.curve];
+			for (; next[d] >= 0; next[d]--) {
+				NodeCounts keep = kept_part(pj.where, cv.gpus[next[d]]);
+				if (std::isnan(cv.epoch_s[next[d]][keep.size()]))
+					continue; // no time for that spread
+				out.push_back({ donors[d], static_cast<size_t>(next[d]), keep });
+				next[d]--;
+				any = true;
+				break;
+			}
+		}
+	}
+	return out;
+}
+
+PlanInput shrunk(const PlanInput &in, const Try &t)
+{
+	PlanInput v = in;
+	v.shrink_to_admit = false;
+	PlanJob &pj = v.jobs[t.job];
+	const SpeedCurve &cv = in.curves[pj.curve];
+	double done = in.now_s > pj.progress_start_s
+			      ? (in.now_s - pj.progress_start_s) / pj.epoch_s
+			      : 0;
+	double left = std::max(0.0, pj.epochs_at_progress_start - done);
+	std::map<int, int> freed;
+	for (auto [node, n] : pj.where)
+		freed[node] += n;
+	for (auto [node, n] : t.keep)
+		freed[node] -= n;
+	for (auto [node, n] : freed)
+		v.free_per_node[node] += n;
+	double restart = pj.restart_s >= 0 ? pj.restart_s : in.restart_overhead_s;
+	pj.gpus = cv.gpus[t.option];
+	pj.where = t.keep;
+	pj.epoch_s = cv.epoch_s[t.option][t.keep.size()];
+	pj.progress_start_s = in.now_s + restart;
+	pj.epochs_at_progress_start = left;
+	pj.remaining_epochs = left;
+	pj.may_shrink = false;
+	return v;
+}
+
+// The plan's measure of what is left: makespan, or mean JCT.
+double measure(const PlanInput &in, const Plan &p)
+{
+	return in.objective == Objective::MeanJct ? p.mean_jct_s
+						  : p.makespan_s - in.now_s;
+}
+
+} // namespace
+
+NodeCounts kept_part(const NodeCounts &where, int gpus)
+{
+	std::vector<std::pair<int, int>> by_size(where.begin(), where.end());
+	std::stable_sort(by_size.begin(), by_size.end(),
+			 [](auto a, auto b) { return a.second > b.second; });
+	NodeCounts keep;
+	for (auto [node, n] : by_size) {
+		if (gpus <= 0)
+			break;
+		keep.emplace_back(node, std::min(n, gpus));
+		gpus -= std::min(n, gpus);
+	}
+	std::sort(keep.begin(), keep.end());
+	return keep;
+}
+
+Plan shrink_to_admit(const PlanInput &in, Plan base,
+		     const std::function<Plan(const PlanInput &)> &plan)
+{
+	if (!in.shrink_to_admit || !waiting_job(in, base))
+		return base;
+	std::vector<Try> all = tries(in);
+	if (all.empty())
+		return base;
+	const double need = measure(in, base) * (1 - kShrinkGain);
+	int best = -1;
+	Plan best_plan;
+	for (size_t k = 0; k < all.size(); k++) {
+		Plan p = plan(shrunk(in, all[k]));
+		if (p.unplaced > base.unplaced || !(measure(in, p) < need))
+			continue;
+		if (best < 0 || measure(in, p) < measure(in, best_plan)) {
+			best = static_cast<int>(k);
+			best_plan = std::move(p);
+		}
+	}
+	if (best < 0)
+		return base;
+	const Try &t = all[best];
+	best_plan.now.insert(best_plan.now.begin(),
+			     { Action::Kind::Resize, t.job,
+			       in.curves[in.jobs[t.job].curve].gpus[t.option], t.keep });
+	best_plan.candidates += base.candidates;
+	return best_plan;
+}
+
+} // namespace planner
+} // namespace omru

@@ -6,10 +6,12 @@
 // a message that names it.
 #include "check_cxx.hpp"
 
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "model/admin_comment.hpp"
+#include "omru/omru_record.h"
 
 using namespace omru;
 
@@ -534,6 +536,31 @@ START_TEST(test_count_list_of_32_is_accepted_and_33_refused)
 }
 END_TEST
 
+START_TEST(test_phase_is_read_and_formatted_strictly)
+{
+	auto p = parse_comment_phase("600:0.5:-0.025");
+	ck_assert(p.ok());
+	ck_assert_double_eq(p.value().steps, 600);
+	ck_assert_double_eq(p.value().first_drop, 0.5);
+	ck_assert_double_eq(p.value().recent_drop, -0.025);
+	ck_assert_str_eq(format_comment_phase(p.value()).c_str(), "600:0.5:-0.025");
+	for (const char *bad : { "", "600", "600:0.5", "600:0.5:x", "-1:0.5:0.1",
+				 "1.5:0.5:0.1", "600:nan:0.1", "600:0.5:1e10", " 600:0.5:0.1",
+				 "600:0.5:0.1:2" })
+		ck_assert_msg(!parse_comment_phase(bad).ok(), "'%s' accepted", bad);
+	// The trainer's file line, as spank_omru forwards it.
+	char out[96], err[256];
+	const char line[] = "300 0.75 0.125\n";
+	ck_assert_int_eq(omru_record_phase(line, sizeof(line) - 1, out, sizeof(out), err,
+					   sizeof(err)), OMRU_OK);
+	ck_assert_str_eq(out, "300:0.75:0.125");
+	for (const char *bad : { "300  0.75 0.125", "300:0.75:0.125", "300 0.75", "a b c", "" })
+		ck_assert_int_eq(omru_record_phase(bad, strlen(bad), out, sizeof(out), err,
+						   sizeof(err)), OMRU_EINVAL);
+	ck_assert(strstr(err, "phase file") != NULL);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("admin_comment");
@@ -590,6 +617,7 @@ int main(void)
 	tcase_add_test(counts, test_count_list_must_ascend_without_repeats);
 	tcase_add_test(counts, test_count_list_refuses_bad_items);
 	tcase_add_test(counts, test_count_list_of_32_is_accepted_and_33_refused);
+	tcase_add_test(counts, test_phase_is_read_and_formatted_strictly);
 	suite_add_tcase(s, counts);
 	return run_suite(s);
 }

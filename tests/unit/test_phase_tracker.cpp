@@ -30,10 +30,10 @@ START_TEST(test_windows_give_the_first_and_the_latest_fall)
 				got.push_back(*p);
 		}
 	ck_assert_uint_eq(got.size(), 3); // from the second window on
-	ck_assert_double_eq_tol(got[0].steps, 200, 0);
+	ck_assert_double_eq(got[0].steps, 200);
 	ck_assert_double_eq_tol(got[0].first_drop, 1.0, 1e-9);
 	ck_assert_double_eq_tol(got[0].recent_drop, 1.0, 1e-9);
-	ck_assert_double_eq_tol(got[2].steps, 400, 0);
+	ck_assert_double_eq(got[2].steps, 400);
 	ck_assert_double_eq_tol(got[2].first_drop, 1.0, 1e-9);
 	ck_assert_double_eq_tol(got[2].recent_drop, 0.1, 1e-9);
 	// The rule: late once the loss falls at less than the threshold of

@@ -3,7 +3,9 @@
 // given up after the grace), what the plan input makes of it (resizable
 // elastic jobs priced at the measured cost, GPUs held for resizes under
 // way), and the controller deciding a resize once and starting the
-// requeued job first on its new GPUs.
+// requeued job first on its new GPUs; phase-aware reallocation (a job in
+// its late training phase, and only such a job, shrunk so a waiting job
+// starts; one shrink at a time).
 #include "check_cxx.hpp"
 
 #include <cstdio>
@@ -308,6 +310,69 @@ START_TEST(test_controller_resizes_once_and_starts_the_requeued_job_first)
 }
 END_TEST
 
+// Job 1 on all 4 GPUs of a model that scales poorly, 17.8 epochs left (800
+// s); job 2 (20 epochs) waits for it: 2,700 s in all.  Shrunk to 2 GPUs,
+// job 1 ends near 2,080 and job 2 runs beside it, then grows: near 2,180.
+START_TEST(test_a_late_phase_job_is_shrunk_so_a_waiting_job_starts)
+{
+	auto slow = std::make_shared<ProfileTable>(ProfileTable::from_csv(CsvTable::parse(
+		"p.csv", "model,gpus,epoch_s\nfast,1,100\nfast,2,60\nfast,3,50\nfast,4,45\n")));
+	auto scene = [](bool late) {
+		Snapshot s;
+		s.now_s = 1000;
+		s.nodes = { node4() };
+		s.nodes[0].gpus_alloc = 4;
+		JobSnap a = running_elastic(1, 4, 900);
+		// The loss falls at 10% (late) or 80% of its first rate.
+		a.phase = CommentPhase{ 600, 0.5, late ? 0.05 : 0.4 };
+		JobSnap b = running_elastic(2, 1, 990);
+		b.running = false;
+		b.where.clear();
+		b.eligible = { 0 };
+		b.elastic = false;
+		s.jobs = { a, b };
+		return s;
+	};
+	StopRequest stop;
+	{
+		Controller c(slow, settings(10));
+		c.plan(scene(true));
+		ck_assert(c.pop_stop(stop));
+		ck_assert_int_eq(stop.job_id, 1);
+		ck_assert_int_eq(stop.from_gpus, 4);
+		ck_assert_int_lt(stop.to_gpus, 4);
+		const Decision *d = c.lookup(2);
+		ck_assert(d && d->kind == Decision::Kind::Start);
+		ck_assert_int_le(d->gpus, 4 - stop.to_gpus);
+		// While the shrink is under way no other is tried.
+		Snapshot again = scene(true);
+		again.now_s = 1001;
+		c.plan(again);
+		ck_assert(!c.pop_stop(stop));
+	}
+	{
+		Controller c(slow, settings(10)); // early: left alone
+		c.plan(scene(false));
+		ck_assert(!c.pop_stop(stop));
+		ck_assert(c.lookup(2)->kind == Decision::Kind::Wait);
+	}
+	{
+		PlanSettings off = settings(10); // PhaseAware=no
+		off.resize.phase_aware = false;
+		Controller c(slow, off);
+		c.plan(scene(true));
+		ck_assert(!c.pop_stop(stop));
+	}
+	{
+		Controller c(slow, settings(10)); // no signal: left alone
+		Snapshot s = scene(true);
+		s.jobs[0].phase.reset();
+		c.plan(s);
+		ck_assert(!c.pop_stop(stop));
+	}
+}
+END_TEST
+
 START_TEST(test_c_api_keeps_the_record_and_adds_the_resize)
 {
 	char dir[] = "/tmp/omru-resize-book-XXXXXX";
@@ -397,6 +462,7 @@ int main(void)
 	tcase_add_test(tc, test_a_stopping_job_holds_its_gpus_and_its_new_ones);
 	tcase_add_test(tc, test_a_requeued_job_is_planned_on_its_new_gpus_with_the_work_left);
 	tcase_add_test(tc, test_controller_resizes_once_and_starts_the_requeued_job_first);
+	tcase_add_test(tc, test_a_late_phase_job_is_shrunk_so_a_waiting_job_starts);
 	tcase_add_test(tc, test_c_api_keeps_the_record_and_adds_the_resize);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

@@ -217,7 +217,7 @@ START_TEST(test_unknown_key_lists_the_known_ones)
 			    "PlanIntervalMax, PlanTimeMax, CorrectionMargin, CpusPerGpu, LoaderCpus, "
 			    "PlanRigidJobs, "
 			    "MaxPendingPlanned, Elastic, ElasticGrace, RestartOverhead, "
-			    "ResizeMargin, LogPlans)");
+			    "ResizeMargin, PhaseAware, PhaseThreshold, LogPlans)");
 }
 END_TEST
 
@@ -228,6 +228,8 @@ START_TEST(test_elastic_keys_are_checked)
 	ck_assert(error_of("ElasticGrace=1").find("ElasticGrace=1:") != std::string::npos);
 	ck_assert(error_of("RestartOverhead=-1").find("RestartOverhead=-1:") != std::string::npos);
 	ck_assert(error_of("ResizeMargin=11").find("ResizeMargin=11:") != std::string::npos);
+	ck_assert(error_of("PhaseThreshold=1.5").find("PhaseThreshold=1.5:") != std::string::npos);
+	ck_assert(error_of("PhaseAware=maybe").find("must be yes or no") != std::string::npos);
 }
 END_TEST
 
@@ -239,7 +241,7 @@ START_TEST(test_include_is_an_unknown_key)
 			    "PlanIntervalMax, PlanTimeMax, CorrectionMargin, CpusPerGpu, LoaderCpus, "
 			    "PlanRigidJobs, "
 			    "MaxPendingPlanned, Elastic, ElasticGrace, RestartOverhead, "
-			    "ResizeMargin, LogPlans)");
+			    "ResizeMargin, PhaseAware, PhaseThreshold, LogPlans)");
 }
 END_TEST
 
@@ -512,7 +514,8 @@ START_TEST(test_format_writes_every_key_at_its_default)
 			    "StateDir=(default) PlanIntervalMin=1 PlanIntervalMax=30 "
 			    "PlanTimeMax=200 CpusPerGpu=0 LoaderCpus=no PlanRigidJobs=yes "
 			    "MaxPendingPlanned=5000 LogPlans=no CorrectionMargin=0.25 "
-			    "Elastic=yes ElasticGrace=300 RestartOverhead=60 ResizeMargin=0.1");
+			    "Elastic=yes ElasticGrace=300 RestartOverhead=60 ResizeMargin=0.1 "
+			    "PhaseAware=yes PhaseThreshold=0.5");
 }
 END_TEST
 
@@ -524,14 +527,15 @@ START_TEST(test_format_writes_the_values_read)
 			    "PlanIntervalMax=86400\nPlanTimeMax=12345.678\nCpusPerGpu=4\n"
 			    "LoaderCpus=yes\nPlanRigidJobs=no\nMaxPendingPlanned=1000000\nLogPlans=yes\n"
 			    "CorrectionMargin=0.5\nElastic=no\nElasticGrace=45\n"
-			    "RestartOverhead=0\nResizeMargin=0.25\n");
+			    "RestartOverhead=0\nResizeMargin=0.25\nPhaseAware=no\n"
+			    "PhaseThreshold=0.25\n");
 	ck_assert_string_eq(format_omru_conf(c),
 			    "Objective=jct FairnessFactor=2.25 ProfileFile=/a.csv "
 			    "ProfileFile=/b.csv StateDir=/var/omru PlanIntervalMin=0.1 "
 			    "PlanIntervalMax=86400 PlanTimeMax=12345.678 CpusPerGpu=4 "
 			    "LoaderCpus=yes PlanRigidJobs=no MaxPendingPlanned=1000000 LogPlans=yes "
 			    "CorrectionMargin=0.5 Elastic=no ElasticGrace=45 RestartOverhead=0 "
-			    "ResizeMargin=0.25");
+			    "ResizeMargin=0.25 PhaseAware=no PhaseThreshold=0.25");
 }
 END_TEST
 

@@ -15,6 +15,7 @@
 #include "controller/controller.hpp"
 #include "controller/omru_conf.hpp"
 #include "controller/plan_state.hpp"
+#include "controller/resize_state.hpp"
 #include "controller/site_profiles.hpp"
 #include "model/admin_comment.hpp"
 #include "profiler/store_file.hpp"
@@ -496,11 +497,15 @@ int omru_ctl_store_load(omru_ctl_t *ctl, char *err, size_t errlen)
 
 int omru_ctl_save_state(omru_ctl_t *ctl, char *err, size_t errlen)
 {
+	using namespace omru::controller;
 	return guarded(err, errlen, [&] {
-		if (!ctl->ctl->choice().valid)
-			return OMRU_OK;
-		std::string e = omru::controller::save_plan_state(ctl->state_dir,
-								  ctl->ctl->choice());
+		std::string e;
+		if (ctl->ctl->choice().valid)
+			e = save_plan_state(ctl->state_dir, ctl->ctl->choice());
+		std::string r = save_state_file(ctl->state_dir, kResizeStateFile,
+						format_resize_state(ctl->ctl->resizes().state()));
+		if (e.empty())
+			e = r;
 		if (e.empty())
 			return OMRU_OK;
 		put(err, errlen, e);
@@ -511,14 +516,29 @@ int omru_ctl_save_state(omru_ctl_t *ctl, char *err, size_t errlen)
 int omru_ctl_load_state(omru_ctl_t *ctl, char *err, size_t errlen)
 {
 	return guarded(err, errlen, [&] {
-		auto c = omru::controller::load_plan_state(ctl->state_dir);
-		if (!c.ok()) {
-			put(err, errlen, c.error());
-			return OMRU_EINVAL;
-		}
-		if (c.value().valid)
+		using namespace omru::controller;
+		std::string e;
+		auto c = load_plan_state(ctl->state_dir);
+		if (!c.ok())
+			e = c.error();
+		else if (c.value().valid)
 			ctl->ctl->set_choice(c.value());
-		return OMRU_OK;
+		// The resize book, independently: one bad file spoils only itself.
+		auto text = load_state_file(ctl->state_dir, kResizeStateFile);
+		if (!text.ok()) {
+			e += (e.empty() ? "" : "; ") + text.error();
+		} else if (!text.value().empty()) {
+			auto st = parse_resize_state(text.value(),
+						     ctl->state_dir + "/" + kResizeStateFile);
+			if (st.ok())
+				ctl->ctl->restore_resizes(st.value());
+			else
+				e += (e.empty() ? "" : "; ") + st.error();
+		}
+		if (e.empty())
+			return OMRU_OK;
+		put(err, errlen, e);
+		return OMRU_EINVAL;
 	});
 }
 

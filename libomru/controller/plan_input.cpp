@@ -149,6 +149,10 @@ const Resize *Builder::held(const JobSnap &j) const
 	// another reason is planned like any pending job).
 	if (!r || (!j.running && !(r->stopped_s > 0)))
 		return nullptr;
+	// Requeued for GPUs on nodes that are gone (a book restored after a
+	// restart on another node set): planned like any pending job.
+	if (!j.running && held_where(j, *r).empty())
+		return nullptr;
 	return r;
 }
 
@@ -156,13 +160,20 @@ const Resize *Builder::held(const JobSnap &j) const
 // planned into either meanwhile; requeued: what it will get.
 NodeCounts Builder::held_where(const JobSnap &j, const Resize &r) const
 {
-	if (!j.running)
-		return r.where;
+	// A book restored after a restart may name nodes that are gone.
+	NodeCounts out;
+	if (!j.running) {
+		for (auto [node, n] : r.where)
+			if (node >= 0 && node < nodes_)
+				out.emplace_back(node, n);
+		return out;
+	}
 	std::map<int, int> per_node;
 	for (auto [node, n] : j.where)
 		per_node[node] = n;
 	for (auto [node, n] : r.where)
-		per_node[node] = std::max(per_node[node], n);
+		if (node >= 0 && node < nodes_)
+			per_node[node] = std::max(per_node[node], n);
 	return NodeCounts(per_node.begin(), per_node.end());
 }
 

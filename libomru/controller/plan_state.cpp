@@ -105,13 +105,13 @@ Parsed<planner::PlanChoice> parse_plan_state(const std::string &text,
 	return c;
 }
 
-std::string save_plan_state(const std::string &dir, const planner::PlanChoice &c)
+std::string save_state_file(const std::string &dir, const std::string &name,
+			    const std::string &text)
 {
 	if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
 		return sys_error("cannot create", dir);
-	std::string path = dir + "/" + kPlanStateFile;
+	std::string path = dir + "/" + name;
 	std::string tmp = path + ".new";
-	std::string text = format_plan_state(c);
 	int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return sys_error("cannot write", tmp);
@@ -141,14 +141,14 @@ std::string save_plan_state(const std::string &dir, const planner::PlanChoice &c
 	return "";
 }
 
-Parsed<planner::PlanChoice> load_plan_state(const std::string &dir)
+Parsed<std::string> load_state_file(const std::string &dir, const std::string &name)
 {
-	using P = Parsed<planner::PlanChoice>;
-	std::string path = dir + "/" + kPlanStateFile;
+	using P = Parsed<std::string>;
+	std::string path = dir + "/" + name;
 	int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno == ENOENT)
-			return planner::PlanChoice{};
+			return std::string();
 		return P::fail(sys_error("cannot read", path));
 	}
 	std::string text;
@@ -171,7 +171,23 @@ Parsed<planner::PlanChoice> load_plan_state(const std::string &dir)
 		}
 	}
 	close(fd);
-	return parse_plan_state(text, path);
+	return text;
+}
+
+std::string save_plan_state(const std::string &dir, const planner::PlanChoice &c)
+{
+	return save_state_file(dir, kPlanStateFile, format_plan_state(c));
+}
+
+Parsed<planner::PlanChoice> load_plan_state(const std::string &dir)
+{
+	using P = Parsed<planner::PlanChoice>;
+	auto text = load_state_file(dir, kPlanStateFile);
+	if (!text.ok())
+		return P::fail(text.error());
+	if (text.value().empty())
+		return planner::PlanChoice{};
+	return parse_plan_state(text.value(), dir + "/" + kPlanStateFile);
 }
 
 } // namespace controller

@@ -29,6 +29,12 @@ Parsed<planner::PlanChoice> parse_plan_state(const std::string &text,
 
 // Creates `dir` (one level, mode 0700) if missing.  RET "" or the error.
 std::string save_plan_state(const std::string &dir, const planner::PlanChoice &c);
+// The same for any state file of StateDir: `text` to DIR/NAME atomically
+// (temporary file, fsync, rename).  RET "" or the error.
+std::string save_state_file(const std::string &dir, const std::string &name,
+			    const std::string &text);
+// DIR/NAME's text (at most kMaxPlanStateBytes); a missing file gives "".
+Parsed<std::string> load_state_file(const std::string &dir, const std::string &name);
 // A missing file gives an invalid choice (a fresh start), not an error.
 Parsed<planner::PlanChoice> load_plan_state(const std::string &dir);
 

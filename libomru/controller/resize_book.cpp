@@ -1,6 +1,7 @@
 // resize_book.cpp - see resize_book.hpp.
 #include "controller/resize_book.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "policy/training_phase.hpp"
@@ -131,6 +132,35 @@ double ResizeBook::priced_cost_s(const std::string &model) const
 	else if (all_.n > 0)
 		cost = all_.sum / all_.n;
 	return cost * (1 + s_.margin);
+}
+
+ResizeBookState ResizeBook::state() const
+{
+	ResizeBookState st;
+	for (const auto &kv : open_)
+		st.open.push_back(kv.second);
+	std::sort(st.open.begin(), st.open.end(),
+		  [](const Resize &a, const Resize &b) { return a.job_id < b.job_id; });
+	st.refused.assign(refused_.begin(), refused_.end());
+	st.late.assign(late_.begin(), late_.end());
+	st.rest_until.assign(rest_until_.begin(), rest_until_.end());
+	std::sort(st.rest_until.begin(), st.rest_until.end());
+	st.by_model = by_model_;
+	st.all = all_;
+	return st;
+}
+
+void ResizeBook::restore(const ResizeBookState &st)
+{
+	open_.clear();
+	for (const Resize &r : st.open)
+		open_.emplace(r.job_id, r);
+	refused_ = std::set<uint32_t>(st.refused.begin(), st.refused.end());
+	late_ = std::set<uint32_t>(st.late.begin(), st.late.end());
+	rest_until_ = std::unordered_map<uint32_t, double>(st.rest_until.begin(),
+							    st.rest_until.end());
+	by_model_ = st.by_model;
+	all_ = st.all;
 }
 
 std::pair<long, double> ResizeBook::measured() const

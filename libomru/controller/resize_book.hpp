@@ -53,6 +53,23 @@ struct Resize {
 	double cost_s = 0;    // asked to started again (once started)
 };
 
+// Restart costs measured so far: count and sum of seconds.
+struct CostMean {
+	long n = 0;
+	double sum = 0;
+};
+
+// Everything the book knows, for the state file (resize_state.hpp): a
+// slurmctld restart in the middle of a resize keeps the resize, and the
+// measured costs keep pricing resizes.
+struct ResizeBookState {
+	std::vector<Resize> open;                        // by job id
+	std::vector<uint32_t> refused, late;             // ascending
+	std::vector<std::pair<uint32_t, double>> rest_until; // by job id
+	std::map<std::string, CostMean> by_model;
+	CostMean all;
+};
+
 class ResizeBook {
     public:
 	explicit ResizeBook(ResizeSettings s = {}) : s_(s) {}
@@ -95,11 +112,12 @@ class ResizeBook {
 	// Measured restart costs: count and mean (s), over all models.
 	std::pair<long, double> measured() const;
 
+	ResizeBookState state() const;
+	// Replaces what the book knows (settings stay).
+	void restore(const ResizeBookState &st);
+
     private:
-	struct Mean {
-		long n = 0;
-		double sum = 0;
-	};
+	using Mean = CostMean;
 	ResizeSettings s_;
 	std::unordered_map<uint32_t, Resize> open_;
 	std::set<uint32_t> refused_;

@@ -19,7 +19,7 @@
 #        OMRU_BENCH_PORT_BASE (17760)
 set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-build=${1:-$top/build}
+build=$(cd "${1:-$top/build}" && pwd)
 delay=${OMRU_BENCH_DELAY:-20}
 read -r e_old e_new <<<"${OMRU_BENCH_EPOCHS:-60 30}"
 port=${OMRU_BENCH_PORT_BASE:-17760}
@@ -49,7 +49,7 @@ secs() { date -d "$1" +%s; }
 # run NAME PHASE_AWARE: sets TOTAL, OLD_S, NEW_S, RESIZES, COSTS, FAILED.
 run() {
   local name=$1 aware=$2 old new
-  rm -rf "$state"
+  rm -rf "$state" "$work"/out/*   # job ids start at 1 again: no old checkpoint
   mkdir -p "$state"
   printf '%s\n' Objective=makespan "ProfileFile=$work/profiles.csv" CpusPerGpu=1 \
     RestartOverhead=12 CorrectionMargin=10 LogPlans=yes "PhaseAware=$aware" >"$work/omru.conf"

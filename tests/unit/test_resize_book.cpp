@@ -5,7 +5,8 @@
 // way), and the controller deciding a resize once and starting the
 // requeued job first on its new GPUs; phase-aware reallocation (a job in
 // its late training phase, and only such a job, shrunk so a waiting job
-// starts; one shrink at a time).
+// starts; one shrink at a time); the book across a slurmctld restart (its
+// state file).
 #include "check_cxx.hpp"
 
 #include <cstdio>
@@ -17,6 +18,7 @@
 #include "controller/controller.hpp"
 #include "controller/plan_input.hpp"
 #include "controller/resize_book.hpp"
+#include "controller/resize_state.hpp"
 #include "model/csv_table.hpp"
 #include "omru/omru_ctl.h"
 
@@ -373,6 +375,58 @@ START_TEST(test_a_late_phase_job_is_shrunk_so_a_waiting_job_starts)
 }
 END_TEST
 
+START_TEST(test_the_book_survives_a_restart_through_its_state_file)
+{
+	ResizeSettings rs = settings(10).resize;
+	ResizeBook a(rs);
+	ck_assert(a.request(resize(1, "fast", 1, 4, 1000))); // measured: 12 s
+	ck_assert(a.ended(1, true, 1002));
+	ck_assert(a.started(1, 1012).has_value());
+	Resize open = resize(2, "slow", 4, 2, 1100); // stopped, waits to resume
+	open.where = { { 0, 1 }, { 3, 1 } };
+	ck_assert(a.request(open));
+	ck_assert(a.ended(2, true, 1103));
+	ck_assert(a.request(resize(3, "fast", 2, 3, 1000)));
+	(void) a.expire(1000 + rs.grace_s + 1); // 3 refused
+	a.note_phase(4, CommentPhase{ 600, 1.0, 0.1 });
+
+	std::string text = format_resize_state(a.state());
+	auto st = parse_resize_state(text, "resize_state");
+	ck_assert_msg(st.ok(), "%s", st.ok() ? "" : st.error().c_str());
+	ResizeBook b(rs);
+	b.restore(st.value());
+	ck_assert_str_eq(format_resize_state(b.state()).c_str(), text.c_str());
+	ck_assert_double_eq_tol(b.priced_cost_s("fast"), 12 * 1.1, 1e-9);
+	ck_assert_double_eq_tol(b.priced_cost_s("other"), 12 * 1.1, 1e-9);
+	const Resize *r = b.under_way(2);
+	ck_assert(r && r->stopped_s == 1103 && r->to_gpus == 2 && r->model == "slow");
+	ck_assert(r->where == open.where);
+	ck_assert(b.refused(3));
+	ck_assert(b.may_shrink(4));
+	ck_assert(b.resting(1, 1020) && !b.resting(1, 1037));
+	// The resumed start measures its cost as if nothing happened.
+	auto done = b.started(2, 1113);
+	ck_assert(done.has_value());
+	ck_assert_double_eq_tol(done->cost_s, 13, 1e-9);
+
+	for (const char *bad : {
+		     "",
+		     "omru-plan-state 1\n",
+		     "omru-resize-state 2\n",
+		     "omru-resize-state 1\nresize 5 1 2 10 0 m\n",
+		     "omru-resize-state 1\nresize 5 1 2 10 0 m 1:1,0:1\n",
+		     "omru-resize-state 1\nresize 5 1 2 -1 0 m 0:1\n",
+		     "omru-resize-state 1\ncost m 1\n",
+		     "omru-resize-state 1\nlate 0\n",
+		     "omru-resize-state 1\nrest 5 nan\n",
+		     "omru-resize-state 1\nrefused 5 6\n",
+		     "omru-resize-state 1\nshrink 5\n" })
+		ck_assert_msg(!parse_resize_state(bad, "f").ok(), "accepted: %s", bad);
+	auto e = parse_resize_state("omru-resize-state 1\nshrink 5\n", "f");
+	ck_assert_str_eq(e.error().c_str(), "f:2: unknown key 'shrink'");
+}
+END_TEST
+
 START_TEST(test_c_api_keeps_the_record_and_adds_the_resize)
 {
 	char dir[] = "/tmp/omru-resize-book-XXXXXX";
@@ -463,6 +517,7 @@ int main(void)
 	tcase_add_test(tc, test_a_requeued_job_is_planned_on_its_new_gpus_with_the_work_left);
 	tcase_add_test(tc, test_controller_resizes_once_and_starts_the_requeued_job_first);
 	tcase_add_test(tc, test_a_late_phase_job_is_shrunk_so_a_waiting_job_starts);
+	tcase_add_test(tc, test_the_book_survives_a_restart_through_its_state_file);
 	tcase_add_test(tc, test_c_api_keeps_the_record_and_adds_the_resize);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

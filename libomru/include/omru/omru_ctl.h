@@ -218,8 +218,9 @@ int omru_ctl_store_install(omru_ctl_t *ctl, omru_store_batch_t *b);
  * reported and ignored, planning goes on without it). */
 int omru_ctl_store_load(omru_ctl_t *ctl, char *err, size_t errlen);
 
-/* The plan choice in StateDir (atomic write; a corrupt file is reported
- * and ignored by load). */
+/* The plan choice and the resize book (resizes under way, measured restart
+ * costs, jobs in their late phase) in StateDir (atomic writes; a corrupt
+ * file is reported and ignored by load, each on its own). */
 int omru_ctl_save_state(omru_ctl_t *ctl, char *err, size_t errlen);
 int omru_ctl_load_state(omru_ctl_t *ctl, char *err, size_t errlen);
 

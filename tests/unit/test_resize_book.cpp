@@ -395,7 +395,8 @@ START_TEST(test_the_book_survives_a_restart_through_its_state_file)
 	ck_assert_msg(st.ok(), "%s", st.ok() ? "" : st.error().c_str());
 	ResizeBook b(rs);
 	b.restore(st.value());
-	ck_assert_str_eq(format_resize_state(b.state()).c_str(), text.c_str());
+	std::string again = format_resize_state(b.state());
+	ck_assert_str_eq(again.c_str(), text.c_str());
 	ck_assert_double_eq_tol(b.priced_cost_s("fast"), 12 * 1.1, 1e-9);
 	ck_assert_double_eq_tol(b.priced_cost_s("other"), 12 * 1.1, 1e-9);
 	const Resize *r = b.under_way(2);

@@ -102,6 +102,13 @@ OmruRecord read_omru_record(std::string_view admin_comment,
 	r.real_s = number(c, "real_s", problems);
 	r.workers = whole(c, "workers", 1 << 20, problems);
 	list(c, "resizes", parse_comment_resizes, problems, r.resizes);
+	if (const std::string *v = c.get("phase")) {
+		auto p = parse_comment_phase(*v);
+		if (p.ok())
+			r.phase = p.value();
+		else
+			problems.push_back("phase: " + p.error() + "; ignored");
+	}
 	return r;
 }
 

@@ -6,6 +6,7 @@
 #define OMRU_REPORT_OMRU_RECORD_HPP
 
 #include <cmath>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +34,8 @@ struct OmruRecord {
 	int workers = 0;
 	// select/omru at each resumed start of an elastic job.
 	std::vector<CommentResize> resizes;
+	// spank_omru while running: the trainer's last phase signal.
+	std::optional<CommentPhase> phase;
 
 	// Told to profile, or spent time profiling.
 	bool profiled() const

@@ -172,7 +172,14 @@ void write_json(std::ostream &out, const std::vector<JobReport> &jobs,
 			    << ", \"to\": " << z.to << ", \"cost_s\": " << json_num(z.cost_s)
 			    << "}";
 		}
-		out << "]}";
+		out << "], \"training_phase\": ";
+		if (rec.phase)
+			out << "{\"steps\": " << json_num(rec.phase->steps)
+			    << ", \"first_drop\": " << json_num(rec.phase->first_drop)
+			    << ", \"recent_drop\": " << json_num(rec.phase->recent_drop) << "}";
+		else
+			out << "null";
+		out << "}";
 	}
 	out << (jobs.empty() ? "" : "\n") << "],\n \"summary\": {\"jobs\": " << s.jobs
 	    << ", \"finished\": " << s.finished << ", \"running\": " << s.running

@@ -96,7 +96,7 @@ struct PlanInput {
 	bool grow_on_one_node = false;
 	// Try shrinking running jobs that may_shrink so a waiting job starts
 	// now; kept when the plan ends sooner (makespan; mean JCT under that
-	// objective) by more than kShrinkGain (planner.hpp).
+	// objective) by more than kShrinkGain (shrink_to_admit.hpp).
 	bool shrink_to_admit = false;
 
 	int capacity(int node) const

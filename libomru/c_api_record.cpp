@@ -1,5 +1,8 @@
 // c_api_record.cpp - the extern "C" side of the job record
 // (omru/omru_record.h) for spank_omru.
+#include <charconv>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -110,6 +113,27 @@ int omru_record_phase(const char *text, size_t len, char *out, size_t outlen,
 			return OMRU_EINVAL;
 		}
 		put(out, outlen, omru::format_comment_phase(p.value()));
+		return OMRU_OK;
+	});
+}
+
+int omru_record_resumed(const char *text, size_t len, char *out, size_t outlen,
+			char *err, size_t errlen)
+{
+	return guarded(err, errlen, [&] {
+		std::string line(text ? text : "", text ? len : 0);
+		while (!line.empty() && (line.back() == '\n' || line.back() == '\r'))
+			line.pop_back();
+		double t = 0;
+		auto r = std::from_chars(line.data(), line.data() + line.size(), t);
+		if (line.empty() || r.ec != std::errc() || r.ptr != line.data() + line.size() ||
+		    !std::isfinite(t) || t < 1 || t > 1e11) {
+			put(err, errlen, "resume file: expected one line with a Unix time");
+			return OMRU_EINVAL;
+		}
+		char buf[32];
+		std::snprintf(buf, sizeof(buf), "%.0f", std::floor(t));
+		put(out, outlen, buf);
 		return OMRU_OK;
 	});
 }

@@ -9,7 +9,8 @@
  * slurmstepd looks at the rows every report_interval seconds; new rows are
  * validated (the job's model, counts the job had) and merged into the job's
  * AdminComment as `rows=` with one update RPC (with `phase=`, the trainer's
- * training-phase signal, when OMRU_PHASE_FILE changed), where select/omru reads them
+ * training-phase signal, when OMRU_PHASE_FILE changed, and `resumed_at=`,
+ * when a resumed run trains again, from OMRU_RESUME_FILE), where select/omru reads them
  * at its next re-plan.  Why AdminComment: nodes need not share a file
  * system with the controller, the RPC is authenticated (only root or
  * SlurmUser may set AdminComment, so a user cannot forge rows for their
@@ -45,6 +46,7 @@ static struct {
 	time_t start;    /* the job's start time */
 	char rows[RECORD_MAX]; /* last `rows` value sent */
 	char phase[96];        /* last `phase` value sent */
+	char resumed[32];      /* last `resumed_at` value sent */
 	struct timespec seen; /* mtime of the rows file last read */
 	off_t seen_size;
 	pthread_t thread;
@@ -224,15 +226,35 @@ static const char *new_phase(char *out, size_t outlen)
 	return out;
 }
 
+/* The `resumed_at` value when a resumed run said it trains again. */
+static const char *new_resumed(char *out, size_t outlen)
+{
+	char text[64], err[256];
+	ssize_t n = read_job_file("resumed", text, sizeof(text), NULL);
+	if (n <= 0)
+		return NULL;
+	if (omru_record_resumed(text, (size_t) n, out, outlen, err,
+				sizeof(err)) != OMRU_OK) {
+		slurm_error("%s: job %u: %s", OMRU_SPANK_NAME, rec.job_id, err);
+		return NULL;
+	}
+	if (strcmp(out, rec.resumed) == 0)
+		return NULL;
+	snprintf(rec.resumed, sizeof(rec.resumed), "%s", out);
+	return out;
+}
+
 static void forward_measurements(void)
 {
-	char rows[RECORD_MAX], phase[96];
-	const char *keys[2], *values[2];
+	char rows[RECORD_MAX], phase[96], resumed[32];
+	const char *keys[3], *values[3];
 	int n = 0;
 	if ((values[n] = new_rows(rows, sizeof(rows))))
 		keys[n++] = "rows";
 	if ((values[n] = new_phase(phase, sizeof(phase))))
 		keys[n++] = "phase";
+	if ((values[n] = new_resumed(resumed, sizeof(resumed))))
+		keys[n++] = "resumed_at";
 	if (n > 0)
 		update_record(n, keys, values);
 }
@@ -277,7 +299,8 @@ extern int omru_job_reporter_start(spank_t sp)
 static void remove_job_dir(void)
 {
 	/* loader_share and loader_report: loader_share.c, which leaves first */
-	const char *files[] = { "profile.csv", "metrics.jsonl", "phase", "phase.tmp" };
+	const char *files[] = { "profile.csv", "metrics.jsonl", "phase", "phase.tmp",
+				"resumed", "resumed.tmp" };
 	char path[sizeof(rec.dir) + 32];
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		path_of(path, sizeof(path), files[i]);

@@ -10,7 +10,7 @@
  *   OMRU_GPUS   = the same, for training scripts
  *   OMRU_NODES  = NODE:GPUS,... of the allocation, in node order
  *   OMRU_PROFILE, OMRU_PROFILE_GPUS, OMRU_PROFILE_OUT, OMRU_METRICS_FILE,
- *   OMRU_PHASE_FILE
+ *   OMRU_PHASE_FILE, OMRU_RESUME_FILE
  *               = what to measure and where (export_profiling below)
  * Steps started by srun inherit these from the batch script.  Jobs without
  * --omru-model are left alone; a failed RPC is logged and changes nothing.
@@ -60,8 +60,9 @@ static int export_var(spank_t sp, const char *name, const char *value)
  * What the job's tasks measure and where they write: the plan marks a job
  * for profiling in its AdminComment (`profiling=1,2,4`: counts within its
  * allocation); the rows go to OMRU_PROFILE_OUT, the training-phase signal
- * to OMRU_PHASE_FILE and the epoch metrics to OMRU_METRICS_FILE in the
- * job's directory (job_record.c), unless the user named a metrics file.  Unmarked jobs get OMRU_PROFILE=off, except
+ * to OMRU_PHASE_FILE, when a resumed run trains again to OMRU_RESUME_FILE
+ * and the epoch metrics to OMRU_METRICS_FILE in the job's directory
+ * (job_record.c), unless the user named a metrics file.  Unmarked jobs get OMRU_PROFILE=off, except
  * --omru-profile=force, which profiles even where no plan marked it.
  */
 static void export_profiling(spank_t sp, const char *counts)
@@ -81,6 +82,8 @@ static void export_profiling(spank_t sp, const char *counts)
 	export_var(sp, "OMRU_PROFILE_OUT", path);
 	snprintf(path, sizeof(path), "%s/phase", dir);
 	export_var(sp, "OMRU_PHASE_FILE", path);
+	snprintf(path, sizeof(path), "%s/resumed", dir);
+	export_var(sp, "OMRU_RESUME_FILE", path);
 	if (spank_getenv(sp, "OMRU_METRICS_FILE", cur, sizeof(cur)) == ESPANK_ENV_NOEXIST) {
 		snprintf(path, sizeof(path), "%s/metrics.jsonl", dir);
 		export_var(sp, "OMRU_METRICS_FILE", path);

@@ -49,5 +49,16 @@ void append_line(const std::string &path, const std::string &line)
 		throw std::runtime_error(path + ": write failed");
 }
 
+bool replace_line(const std::string &path, const std::string &line)
+{
+	std::string tmp = path + ".tmp";
+	FILE *f = std::fopen(tmp.c_str(), "w");
+	if (!f)
+		return false;
+	bool ok = std::fprintf(f, "%s\n", line.c_str()) >= 0;
+	ok = std::fclose(f) == 0 && ok;
+	return ok && std::rename(tmp.c_str(), path.c_str()) == 0;
+}
+
 } // namespace train
 } // namespace omru

@@ -33,6 +33,9 @@ struct EpochMetrics {
 std::string metrics_json(const EpochMetrics &m);
 // Appends one line; std::runtime_error naming the file when it cannot.
 void append_line(const std::string &path, const std::string &line);
+// Replaces PATH by one line, atomically (PATH.tmp renamed over it: a
+// reader never sees half a line).  RET false when it cannot.
+bool replace_line(const std::string &path, const std::string &line);
 
 } // namespace train
 } // namespace omru

@@ -200,6 +200,7 @@ class Trainer {
 			return 0;
 		sched_->restore(p.lr);
 		skip_ = static_cast<size_t>(p.samples_into_epoch);
+		resumed_ = true;
 		if (env_.rank == 0) {
 			std::string into = skip_ ? " + " + std::to_string(skip_) + " samples" : "";
 			std::fprintf(stderr, "omru-train: resumed %s after epoch %d%s "
@@ -256,6 +257,8 @@ class Trainer {
 			set_lr(sched_->lr(epoch + (done_before + static_cast<double>(i)) /
 							  (done_before + steps)));
 			auto [loss, ok] = step(*b, avg);
+			if (resumed_)
+				report_resumed();
 			track_phase(loss);
 			loss_sum += loss;
 			correct += ok;
@@ -316,6 +319,22 @@ class Trainer {
 		}
 	}
 
+	// A resumed run trains again: when, for the controller's measure of
+	// what the resize cost (stop request to training again).
+	void report_resumed()
+	{
+		resumed_ = false;
+		if (env_.rank != 0 || o_.resume_file.empty())
+			return;
+		char line[64];
+		double now = std::chrono::duration<double>(
+			std::chrono::system_clock::now().time_since_epoch()).count();
+		std::snprintf(line, sizeof(line), "%.3f", now);
+		if (!replace_line(o_.resume_file, line))
+			std::fprintf(stderr, "omru-train: cannot write the resume file %s\n",
+				     o_.resume_file.c_str());
+	}
+
 	void track_phase(double loss)
 	{
 		if (global_step_ == 0)
@@ -326,7 +345,7 @@ class Trainer {
 		std::optional<CommentPhase> p = phase_.add(loss);
 		if (!p || env_.rank != 0 || o_.phase_file.empty() || phase_failed_)
 			return;
-		if (!write_phase_file(o_.phase_file, phase_line(*p))) {
+		if (!replace_line(o_.phase_file, phase_line(*p))) {
 			std::fprintf(stderr, "omru-train: cannot write the phase file %s\n",
 				     o_.phase_file.c_str());
 			phase_failed_ = true; // said once
@@ -395,6 +414,7 @@ class Trainer {
 	std::optional<double> phase_drop_;
 	PhaseTracker phase_;
 	bool phase_failed_ = false;
+	bool resumed_ = false; // from a checkpoint, no step trained yet
 	LoaderWindow window_;
 	bool report_failed_ = false;
 };

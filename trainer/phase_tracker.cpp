@@ -1,8 +1,6 @@
 // phase_tracker.cpp - see phase_tracker.hpp.
 #include "phase_tracker.hpp"
 
-#include <cstdio>
-
 #include "policy/training_phase.hpp" // kPhaseWindowSteps
 
 namespace omru {
@@ -41,17 +39,6 @@ std::string phase_line(const CommentPhase &p)
 		if (c == ':')
 			c = ' ';
 	return s;
-}
-
-bool write_phase_file(const std::string &path, const std::string &line)
-{
-	std::string tmp = path + ".tmp";
-	FILE *f = std::fopen(tmp.c_str(), "w");
-	if (!f)
-		return false;
-	bool ok = std::fprintf(f, "%s\n", line.c_str()) >= 0;
-	ok = std::fclose(f) == 0 && ok;
-	return ok && std::rename(tmp.c_str(), path.c_str()) == 0;
 }
 
 } // namespace train

@@ -28,11 +28,9 @@ class PhaseTracker {
 	double first_ = 0, previous_ = 0, first_drop_ = 0;
 };
 
-// The file's line: "STEPS FIRST_DROP RECENT_DROP".
+// The file's line: "STEPS FIRST_DROP RECENT_DROP" (metrics.hpp
+// replace_line writes it).
 std::string phase_line(const CommentPhase &p);
-// Writes `line` to PATH.tmp and renames it over PATH.  RET false when it
-// cannot (the caller says so once).
-bool write_phase_file(const std::string &path, const std::string &line);
 
 } // namespace train
 } // namespace omru

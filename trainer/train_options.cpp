@@ -55,7 +55,9 @@ const char kTrainHelp[] =
 	"loader workers, followed within a second; OMRU_LOADER_REPORT names the\n"
 	"file where the first task on a node reports what its loader measured;\n"
 	"OMRU_PHASE_FILE names the file where rank 0 keeps the training-phase\n"
-	"signal (steps, loss fall over the first and the latest 100-step windows).\n"
+	"signal (steps, loss fall over the first and the latest 100-step windows);\n"
+	"OMRU_RESUME_FILE the one where a resumed run's rank 0 writes the Unix time\n"
+	"its first step ended (the end of a resize's restart).\n"
 	"Exit status: 0 done, 1 training failed, 2 bad usage or input, 85 stopped\n"
 	"for a resize (elastic; checkpoint written).\n"
 	"See omru-train(1).\n";
@@ -148,6 +150,7 @@ TrainOptions parse_train_options(const std::vector<std::string> &argv,
 	o.loader_share_file = env("OMRU_LOADER_SHARE_FILE");
 	o.loader_report = env("OMRU_LOADER_REPORT");
 	o.phase_file = env("OMRU_PHASE_FILE");
+	o.resume_file = env("OMRU_RESUME_FILE");
 	o.augment = !a.has("no-augment");
 	o.threads = static_cast<int>(a.integer("threads", 0, 1, 1024));
 	o.seed = static_cast<uint64_t>(a.integer("seed", 1, 0, 1L << 62));

@@ -33,6 +33,7 @@ struct TrainOptions {
 	std::string loader_share_file;  // followed within a second (loader_share.hpp)
 	std::string loader_report;      // OMRU_LOADER_REPORT: what the loader measured
 	std::string phase_file;         // OMRU_PHASE_FILE: the phase signal (phase_tracker.hpp)
+	std::string resume_file;        // OMRU_RESUME_FILE: when a resumed run trains again
 	bool augment = true;
 	int threads = 0;                // torch intra-op threads; 0: cores / local tasks
 	uint64_t seed = 1;

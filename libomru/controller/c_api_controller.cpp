@@ -200,6 +200,13 @@ int omru_ctl_snapshot_job(omru_ctl_t *ctl, const omru_ctl_job_t *job, char *err,
 					if (p.ok())
 						j.phase = p.value();
 				}
+				const std::string *ra = rec.ok() && job->running
+								? rec.value().get("resumed_at")
+								: nullptr;
+				char *ra_end = nullptr;
+				double at = ra ? std::strtod(ra->c_str(), &ra_end) : 0;
+				if (ra && ra_end && !*ra_end && at > 0 && std::isfinite(at))
+					j.resumed_at_s = at;
 				// What an earlier run finished (a resized job).
 				const std::string *done = rec.ok() ? rec.value().get("epochs_done")
 								   : nullptr;

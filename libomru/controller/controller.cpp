@@ -279,9 +279,13 @@ void Controller::plan(const Snapshot &snap, double time_cap_ms)
 	};
 	for (std::string &line : resizes_.expire(snap.now_s))
 		notes_.push_back(std::move(line));
-	for (const JobSnap &j : snap.jobs)
+	for (const JobSnap &j : snap.jobs) {
 		if (j.running && j.elastic && j.phase)
 			resizes_.note_phase(j.job_id, *j.phase);
+		if (j.running && j.resumed_at_s > 0)
+			if (auto line = resizes_.note_resumed(j.job_id, j.resumed_at_s))
+				notes_.push_back(std::move(*line));
+	}
 	BuiltInput b = build_plan_input(snap, book_for, st, &resizes_);
 	std::unordered_map<uint32_t, Decision> out;
 	planner::Plan plan;

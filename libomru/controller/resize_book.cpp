@@ -49,7 +49,28 @@ std::optional<Resize> ResizeBook::started(uint32_t job_id, double now_s)
 	m.sum += r.cost_s;
 	all_.n++;
 	all_.sum += r.cost_s;
+	restarting_[job_id] = r;
 	return r;
+}
+
+std::optional<std::string> ResizeBook::note_resumed(uint32_t job_id, double at_s)
+{
+	auto it = restarting_.find(job_id);
+	// Before the start: a value an earlier run of the job left.
+	if (it == restarting_.end() || !(at_s >= it->second.asked_s + it->second.cost_s))
+		return std::nullopt;
+	const Resize &r = it->second;
+	double full = at_s - r.asked_s, more = full - r.cost_s;
+	by_model_[r.model].sum += more;
+	all_.sum += more;
+	rest_until_[job_id] = std::max(rest_until_[job_id], at_s + 2 * full);
+	char buf[256];
+	std::snprintf(buf, sizeof(buf),
+		      "job %u trains again after its resize %d -> %d GPUs: restart "
+		      "cost %.0f s (%.0f s to its start, %.0f s to resume)",
+		      job_id, r.from_gpus, r.to_gpus, full, r.cost_s, more);
+	restarting_.erase(it);
+	return std::string(buf);
 }
 
 std::vector<std::string> ResizeBook::expire(double now_s)
@@ -91,6 +112,7 @@ const Resize *ResizeBook::under_way(uint32_t job_id) const
 void ResizeBook::forget(uint32_t job_id)
 {
 	open_.erase(job_id);
+	restarting_.erase(job_id);
 	refused_.erase(job_id);
 	rest_until_.erase(job_id);
 	late_.erase(job_id);
@@ -139,8 +161,11 @@ ResizeBookState ResizeBook::state() const
 	ResizeBookState st;
 	for (const auto &kv : open_)
 		st.open.push_back(kv.second);
-	std::sort(st.open.begin(), st.open.end(),
-		  [](const Resize &a, const Resize &b) { return a.job_id < b.job_id; });
+	for (const auto &kv : restarting_)
+		st.restarting.push_back(kv.second);
+	auto by_id = [](const Resize &a, const Resize &b) { return a.job_id < b.job_id; };
+	std::sort(st.open.begin(), st.open.end(), by_id);
+	std::sort(st.restarting.begin(), st.restarting.end(), by_id);
 	st.refused.assign(refused_.begin(), refused_.end());
 	st.late.assign(late_.begin(), late_.end());
 	st.rest_until.assign(rest_until_.begin(), rest_until_.end());
@@ -155,6 +180,9 @@ void ResizeBook::restore(const ResizeBookState &st)
 	open_.clear();
 	for (const Resize &r : st.open)
 		open_.emplace(r.job_id, r);
+	restarting_.clear();
+	for (const Resize &r : st.restarting)
+		restarting_.emplace(r.job_id, r);
 	refused_ = std::set<uint32_t>(st.refused.begin(), st.refused.end());
 	late_ = std::set<uint32_t>(st.late.begin(), st.late.end());
 	rest_until_ = std::unordered_map<uint32_t, double>(st.rest_until.begin(),

@@ -6,6 +6,10 @@
 //   stopping --exits OMRU_ELASTIC_EXIT_CODE--> resuming (Slurm requeued it;
 //   the plan keeps the new GPUs for it and starts it there first)
 //   resuming --starts--> running: the stop-to-start time is its restart cost
+//   so far; when its trainer says it trains again (AdminComment
+//   resumed_at, omru-train's first step after the resume), the cost becomes
+//   stop request to training again (the resume: checkpoint load, process
+//   start-up) and the means follow
 //
 // A resumed job is not resized again until it has run twice what its
 // restart cost (a resize must pay for itself before the next one: placed by
@@ -64,6 +68,7 @@ struct CostMean {
 // measured costs keep pricing resizes.
 struct ResizeBookState {
 	std::vector<Resize> open;                        // by job id
+	std::vector<Resize> restarting; // started, resume not reported; by job id
 	std::vector<uint32_t> refused, late;             // ascending
 	std::vector<std::pair<uint32_t, double>> rest_until; // by job id
 	std::map<std::string, CostMean> by_model;
@@ -94,6 +99,11 @@ class ResizeBook {
 	// Not resizable now: refused, or resumed less than twice its
 	// restart cost ago.
 	bool resting(uint32_t job_id, double now_s) const;
+	// A resumed job's trainer trains again since `at_s` (Unix seconds).
+	// RET a log line when that completes its restart cost (the first
+	// report after a resize; older values, from an earlier run, are
+	// ignored).
+	std::optional<std::string> note_resumed(uint32_t job_id, double at_s);
 	// A running job's phase signal: once it says late, the job stays late
 	// (its requeued run starts its windows anew; the loss does not go
 	// back to its early fall).
@@ -120,6 +130,7 @@ class ResizeBook {
 	using Mean = CostMean;
 	ResizeSettings s_;
 	std::unordered_map<uint32_t, Resize> open_;
+	std::unordered_map<uint32_t, Resize> restarting_; // started, not yet training
 	std::set<uint32_t> refused_;
 	std::set<uint32_t> late_;
 	std::unordered_map<uint32_t, double> rest_until_; // resumed jobs

@@ -50,6 +50,9 @@ std::string format_resize_state(const ResizeBookState &st)
 			o << (i ? "," : "") << r.where[i].first << ':' << r.where[i].second;
 		o << '\n';
 	}
+	for (const Resize &r : st.restarting)
+		o << "restarting " << r.job_id << ' ' << r.from_gpus << ' ' << r.to_gpus << ' '
+		  << r.asked_s << ' ' << r.cost_s << ' ' << r.model << '\n';
 	for (uint32_t id : st.refused)
 		o << "refused " << id << '\n';
 	for (uint32_t id : st.late)
@@ -98,6 +101,14 @@ Parsed<ResizeBookState> parse_resize_state(const std::string &text,
 				return bad("resize needs JOB FROM TO ASKED_S STOPPED_S MODEL "
 					   "NODE:GPUS,...");
 			st.open.push_back(std::move(r));
+		} else if (key == "restarting") {
+			Resize r;
+			if (!(l >> r.job_id >> r.from_gpus >> r.to_gpus >> r.asked_s >>
+			      r.cost_s >> r.model) ||
+			    r.job_id == 0 || r.from_gpus < 1 || r.to_gpus < 1 ||
+			    !time_ok(r.asked_s) || !time_ok(r.cost_s) || !model_ok(r.model))
+				return bad("restarting needs JOB FROM TO ASKED_S COST_S MODEL");
+			st.restarting.push_back(std::move(r));
 		} else if (key == "refused" || key == "late") {
 			uint32_t id = 0;
 			if (!(l >> id) || id == 0)

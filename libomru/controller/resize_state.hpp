@@ -6,6 +6,7 @@
 //
 //     omru-resize-state 1
 //     resize JOB FROM TO ASKED_S STOPPED_S MODEL NODE:GPUS,...
+//     restarting JOB FROM TO ASKED_S COST_S MODEL
 //     refused JOB
 //     late JOB
 //     rest JOB UNTIL_S

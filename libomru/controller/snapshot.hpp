@@ -47,6 +47,9 @@ struct JobSnap {
 	// Running: the `phase` field of its AdminComment, the training-phase
 	// signal its trainer reported last (policy/training_phase.hpp).
 	std::optional<CommentPhase> phase;
+	// Running: AdminComment resumed_at, when its trainer trained again
+	// after a resume (Unix seconds); 0: not reported.
+	double resumed_at_s = 0;
 	// OMRU options (spank_omru); `omru` false for a plain GPU job.
 	bool omru = false;
 	std::string model;

@@ -4,7 +4,8 @@
 //   select/omru at job start  gpus nodes planned_start predicted_s profile
 //                             model epochs range cpus_per_gpu profiling
 //   spank_omru while running  rows (profile rows the job measured),
-//                             phase (the loss's fall, training_phase.hpp)
+//                             phase (the loss's fall, training_phase.hpp),
+//                             resumed_at (a resumed run trains again)
 //   spank_omru at job end     epoch_s epochs_done samples_s data_wait
 //                             workers profile_s real_s
 //   spank_omru at step end    loader (the trainer's last loader report,

@@ -10,7 +10,7 @@
 #   off          PhaseAware=no: the newcomer waits for the GPUs
 # Reports the total time (first start to last end), the older job's time
 # (start to end) and the newcomer's (submit to end), the resizes and their
-# measured costs.  The plan's profile (2 GPUs nearly as fast as 4) is what
+# measured costs (stop request to training again: to the start + resume).  The plan's profile (2 GPUs nearly as fast as 4) is what
 # 4 CPU processes on this 2-core machine do; on a larger machine edit it.
 # Reports, never asserts.  Needs root and a build with libtorch.
 #
@@ -79,7 +79,8 @@ run() {
   FAILED=$(sacct -n -X -P -j "$old,$new" -o State | grep -vc COMPLETED || true)
   RESIZES=$(sed -n 's/.*JobId=\([0-9]*\) resized by the plan from \([0-9]*\) to \([0-9]*\) GPUs.*/\1:\2>\3/p' \
     "$OMRU_CLUSTER_CTLD_LOG" | tr '\n' ' ')
-  COSTS=$(sed -n 's/.*resumed after a resize \([0-9]*\) -> \([0-9]*\) GPUs: restart cost \([0-9]*\) s.*/\1>\2:\3/p' \
+  # Stop request to training again (to the start, to the resume).
+  COSTS=$(sed -n 's/.*trains again after its resize \([0-9]*\) -> \([0-9]*\) GPUs: restart cost \([0-9]*\) s (\([0-9]*\) s to its start, \([0-9]*\) s to resume).*/\1>\2:\3s(\4+\5)/p' \
     "$OMRU_CLUSTER_CTLD_LOG" | tr '\n' ' ')
   sacct -X -D -j "$old,$new" -o JobName%8,State%10,AllocTRES%36,Start,End >"$work/$name.sacct"
   sed 's/^/#   /' "$work/$name.sacct"

@@ -543,7 +543,8 @@ START_TEST(test_phase_is_read_and_formatted_strictly)
 	ck_assert_double_eq(p.value().steps, 600);
 	ck_assert_double_eq(p.value().first_drop, 0.5);
 	ck_assert_double_eq(p.value().recent_drop, -0.025);
-	ck_assert_str_eq(format_comment_phase(p.value()).c_str(), "600:0.5:-0.025");
+	std::string text = format_comment_phase(p.value());
+	ck_assert_str_eq(text.c_str(), "600:0.5:-0.025");
 	for (const char *bad : { "", "600", "600:0.5", "600:0.5:x", "-1:0.5:0.1",
 				 "1.5:0.5:0.1", "600:nan:0.1", "600:0.5:1e10", " 600:0.5:0.1",
 				 "600:0.5:0.1:2" })

@@ -123,6 +123,9 @@ int main()
 {
 	Suite *s = suite_create("free_gpu_index");
 	TCase *tc = tcase_create("core");
+	// Thousands of random placements: seconds under ASan beside another
+	// test (Check's default is 4 s).
+	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_level_bitset_finds_members_across_levels);
 	tcase_add_test(tc, test_level_bitset_of_one_word);
 	tcase_add_test(tc, test_places_like_pack_gpus_by_hand);

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "policy/training_phase.hpp"
+#include "trainer/metrics.hpp"
 #include "trainer/phase_tracker.hpp"
 
 using namespace omru;
@@ -53,16 +54,17 @@ START_TEST(test_the_file_is_one_line_replaced_whole)
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	std::string path = std::string(dir) + "/phase";
 	CommentPhase p{ 300, 0.75, 0.125 };
-	ck_assert_str_eq(phase_line(p).c_str(), "300 0.75 0.125");
-	ck_assert(write_phase_file(path, phase_line(p)));
+	std::string line = phase_line(p);
+	ck_assert_str_eq(line.c_str(), "300 0.75 0.125");
+	ck_assert(replace_line(path, phase_line(p)));
 	p.steps = 400;
-	ck_assert(write_phase_file(path, phase_line(p)));
+	ck_assert(replace_line(path, phase_line(p)));
 	std::ifstream in(path);
 	std::stringstream all;
 	all << in.rdbuf();
 	ck_assert_str_eq(all.str().c_str(), "400 0.75 0.125\n");
 	ck_assert_int_ne(access((path + ".tmp").c_str(), F_OK), 0);
-	ck_assert(!write_phase_file(std::string(dir) + "/no/such/dir/phase", "1 2 3"));
+	ck_assert(!replace_line(std::string(dir) + "/no/such/dir/phase", "1 2 3"));
 	unlink(path.c_str());
 	rmdir(dir);
 }

@@ -375,6 +375,26 @@ START_TEST(test_a_late_phase_job_is_shrunk_so_a_waiting_job_starts)
 }
 END_TEST
 
+START_TEST(test_the_cost_runs_until_the_trainer_trains_again)
+{
+	ResizeBook b(settings(10).resize);
+	ck_assert(b.request(resize(1, "fast", 1, 4, 1000)));
+	ck_assert(b.ended(1, true, 1002));
+	ck_assert(b.started(1, 1012).has_value()); // 12 s to the start
+	ck_assert_double_eq_tol(b.priced_cost_s("fast"), 12 * 1.1, 1e-9);
+	ck_assert(!b.note_resumed(1, 990).has_value()); // an earlier run's
+	auto line = b.note_resumed(1, 1015);
+	ck_assert(line.has_value());
+	ck_assert_str_eq(line->c_str(), "job 1 trains again after its resize 1 -> 4 GPUs: "
+					"restart cost 15 s (12 s to its start, 3 s to resume)");
+	ck_assert_double_eq_tol(b.priced_cost_s("fast"), 15 * 1.1, 1e-9);
+	ck_assert_double_eq_tol(b.measured().second, 15, 1e-9);
+	ck_assert(!b.note_resumed(1, 1020).has_value()); // counted once
+	ck_assert(b.resting(1, 1044) && !b.resting(1, 1046)); // 2 x 15 s from 1015
+	ck_assert(!b.note_resumed(2, 1020).has_value()); // never resized
+}
+END_TEST
+
 START_TEST(test_the_book_survives_a_restart_through_its_state_file)
 {
 	ResizeSettings rs = settings(10).resize;
@@ -409,6 +429,10 @@ START_TEST(test_the_book_survives_a_restart_through_its_state_file)
 	auto done = b.started(2, 1113);
 	ck_assert(done.has_value());
 	ck_assert_double_eq_tol(done->cost_s, 13, 1e-9);
+	// Job 1's trainer trains again 4 s after its start (restored as
+	// restarting): its cost becomes 16 s, the model's mean with it.
+	ck_assert(b.note_resumed(1, 1016).has_value());
+	ck_assert_double_eq_tol(b.priced_cost_s("fast"), 16 * 1.1, 1e-9);
 
 	for (const char *bad : {
 		     "",
@@ -518,6 +542,7 @@ int main(void)
 	tcase_add_test(tc, test_a_requeued_job_is_planned_on_its_new_gpus_with_the_work_left);
 	tcase_add_test(tc, test_controller_resizes_once_and_starts_the_requeued_job_first);
 	tcase_add_test(tc, test_a_late_phase_job_is_shrunk_so_a_waiting_job_starts);
+	tcase_add_test(tc, test_the_cost_runs_until_the_trainer_trains_again);
 	tcase_add_test(tc, test_the_book_survives_a_restart_through_its_state_file);
 	tcase_add_test(tc, test_c_api_keeps_the_record_and_adds_the_resize);
 	suite_add_tcase(s, tc);

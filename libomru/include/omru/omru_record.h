@@ -52,6 +52,14 @@ int omru_record_phase(const char *text, size_t len, char *out, size_t outlen,
 		      char *err, size_t errlen);
 
 /*
+ * omru_record_resumed - the `resumed_at` value (Unix seconds, whole) for
+ * the resume file omru-train writes (one line: the Unix time its first
+ * step after a resume ended).  RET OMRU_OK, or OMRU_EINVAL.
+ */
+int omru_record_resumed(const char *text, size_t len, char *out, size_t outlen,
+			char *err, size_t errlen);
+
+/*
  * omru_record_metrics - the end-of-job fields from omru-train's metrics
  * lines, as "epoch_s=.. epochs_done=.. samples_s=.. data_wait=.. workers=.."
  * (space separated KEY=VALUE, possibly empty).  RET OMRU_OK.

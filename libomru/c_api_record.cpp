@@ -27,6 +27,15 @@ bool valid_value(const char *v)
 	return true;
 }
 
+// A trainer's one-line file (phase, resumed) without its line end.
+std::string one_line(const char *text, size_t len)
+{
+	std::string line(text ? text : "", text ? len : 0);
+	while (!line.empty() && (line.back() == '\n' || line.back() == '\r'))
+		line.pop_back();
+	return line;
+}
+
 } // namespace
 
 extern "C" {
@@ -95,9 +104,7 @@ int omru_record_phase(const char *text, size_t len, char *out, size_t outlen,
 		      char *err, size_t errlen)
 {
 	return guarded(err, errlen, [&] {
-		std::string line(text ? text : "", text ? len : 0);
-		while (!line.empty() && (line.back() == '\n' || line.back() == '\r'))
-			line.pop_back();
+		std::string line = one_line(text, len);
 		// Exactly one blank between the three fields: the codec's ':'.
 		size_t blanks = 0;
 		for (char &c : line)
@@ -121,9 +128,7 @@ int omru_record_resumed(const char *text, size_t len, char *out, size_t outlen,
 			char *err, size_t errlen)
 {
 	return guarded(err, errlen, [&] {
-		std::string line(text ? text : "", text ? len : 0);
-		while (!line.empty() && (line.back() == '\n' || line.back() == '\r'))
-			line.pop_back();
+		std::string line = one_line(text, len);
 		double t = 0;
 		auto r = std::from_chars(line.data(), line.data() + line.size(), t);
 		if (line.empty() || r.ec != std::errc() || r.ptr != line.data() + line.size() ||

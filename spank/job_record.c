@@ -208,40 +208,47 @@ static const char *new_rows(char *out, size_t outlen)
 	return out;
 }
 
-/* The `phase` value when the trainer's phase file says something new. */
-static const char *new_phase(char *out, size_t outlen)
+/* A one-line file of the trainer's, checked by the core (omru_record.h). */
+typedef int (*line_check_fn)(const char *text, size_t len, char *out,
+			     size_t outlen, char *err, size_t errlen);
+
+/*
+ * The record value for the job's FILE (below `cap` bytes, at most 256) when
+ * it says something new (not the `last` value sent, which it then
+ * becomes); NULL otherwise.  A file that does not pass `check` is logged
+ * and sends nothing.
+ */
+static const char *new_line_value(const char *file, size_t cap,
+				  line_check_fn check, char *last,
+				  size_t lastlen, char *out, size_t outlen)
 {
 	char text[256], err[256];
-	ssize_t n = read_job_file("phase", text, sizeof(text), NULL);
+	ssize_t n = read_job_file(file, text, cap < sizeof(text) ? cap : sizeof(text),
+				  NULL);
 	if (n <= 0)
 		return NULL;
-	if (omru_record_phase(text, (size_t) n, out, outlen, err,
-			      sizeof(err)) != OMRU_OK) {
+	if (check(text, (size_t) n, out, outlen, err, sizeof(err)) != OMRU_OK) {
 		slurm_error("%s: job %u: %s", OMRU_SPANK_NAME, rec.job_id, err);
 		return NULL;
 	}
-	if (strcmp(out, rec.phase) == 0)
+	if (strcmp(out, last) == 0)
 		return NULL;
-	snprintf(rec.phase, sizeof(rec.phase), "%s", out);
+	snprintf(last, lastlen, "%s", out);
 	return out;
+}
+
+/* The `phase` value when the trainer's phase file says something new. */
+static const char *new_phase(char *out, size_t outlen)
+{
+	return new_line_value("phase", 256, omru_record_phase, rec.phase,
+			      sizeof(rec.phase), out, outlen);
 }
 
 /* The `resumed_at` value when a resumed run said it trains again. */
 static const char *new_resumed(char *out, size_t outlen)
 {
-	char text[64], err[256];
-	ssize_t n = read_job_file("resumed", text, sizeof(text), NULL);
-	if (n <= 0)
-		return NULL;
-	if (omru_record_resumed(text, (size_t) n, out, outlen, err,
-				sizeof(err)) != OMRU_OK) {
-		slurm_error("%s: job %u: %s", OMRU_SPANK_NAME, rec.job_id, err);
-		return NULL;
-	}
-	if (strcmp(out, rec.resumed) == 0)
-		return NULL;
-	snprintf(rec.resumed, sizeof(rec.resumed), "%s", out);
-	return out;
+	return new_line_value("resumed", 64, omru_record_resumed, rec.resumed,
+			      sizeof(rec.resumed), out, outlen);
 }
 
 static void forward_measurements(void)

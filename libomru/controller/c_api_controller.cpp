@@ -200,19 +200,20 @@ int omru_ctl_snapshot_job(omru_ctl_t *ctl, const omru_ctl_job_t *job, char *err,
 					if (p.ok())
 						j.phase = p.value();
 				}
-				const std::string *ra = rec.ok() && job->running
-								? rec.value().get("resumed_at")
-								: nullptr;
-				char *ra_end = nullptr;
-				double at = ra ? std::strtod(ra->c_str(), &ra_end) : 0;
-				if (ra && ra_end && !*ra_end && at > 0 && std::isfinite(at))
+				// A number field, read whole; false when absent or not one.
+				auto number = [&](const char *key, double &v) {
+					const std::string *s = rec.ok() ? rec.value().get(key)
+									: nullptr;
+					char *end = nullptr;
+					v = s ? std::strtod(s->c_str(), &end) : 0;
+					return s && end && !*end && std::isfinite(v);
+				};
+				double at = 0;
+				if (job->running && number("resumed_at", at) && at > 0)
 					j.resumed_at_s = at;
 				// What an earlier run finished (a resized job).
-				const std::string *done = rec.ok() ? rec.value().get("epochs_done")
-								   : nullptr;
-				char *end = nullptr;
-				double d = done ? std::strtod(done->c_str(), &end) : 0;
-				if (done && end && !*end && d >= 0 && d <= j.epochs)
+				double d = 0;
+				if (number("epochs_done", d) && d >= 0 && d <= j.epochs)
 					j.epochs_done = d;
 			}
 			if (j.gpus_min < 1 || j.gpus_min > j.gpus_max)

@@ -57,13 +57,10 @@ Parsed<planner::PlanChoice> parse_plan_state(const std::string &text,
 			return P::fail(file + ":" + std::to_string(n) + ": " + why);
 		};
 		if (n == 1) {
-			int v = 0;
-			if (key != kMagic || !(l >> v))
-				return bad("not an omru plan state file");
-			if (v != kVersion)
-				return bad("version " + std::to_string(v) +
-					   " (this build reads " +
-					   std::to_string(kVersion) + ")");
+			std::string e = state_header_error(key, l, kMagic, kVersion,
+							   "an omru plan state file");
+			if (!e.empty())
+				return bad(e);
 			continue;
 		}
 		if (key == "budget_s") {
@@ -103,6 +100,18 @@ Parsed<planner::PlanChoice> parse_plan_state(const std::string &text,
 		return P::fail(file + ": incomplete (needs budget_s, order, moved)");
 	c.valid = true;
 	return c;
+}
+
+std::string state_header_error(const std::string &key, std::istream &rest,
+			       const char *magic, int version, const char *what)
+{
+	int v = 0;
+	if (key != magic || !(rest >> v))
+		return std::string("not ") + what;
+	if (v != version)
+		return "version " + std::to_string(v) + " (this build reads " +
+		       std::to_string(version) + ")";
+	return "";
 }
 
 std::string save_state_file(const std::string &dir, const std::string &name,

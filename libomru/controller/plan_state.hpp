@@ -11,6 +11,7 @@
 #ifndef OMRU_CONTROLLER_PLAN_STATE_HPP
 #define OMRU_CONTROLLER_PLAN_STATE_HPP
 
+#include <istream>
 #include <string>
 
 #include "job_options.hpp" // Parsed
@@ -35,6 +36,10 @@ std::string save_state_file(const std::string &dir, const std::string &name,
 			    const std::string &text);
 // DIR/NAME's text (at most kMaxPlanStateBytes); a missing file gives "".
 Parsed<std::string> load_state_file(const std::string &dir, const std::string &name);
+// A state file's first line, "MAGIC VERSION", whose first word `key` was
+// read from `rest`.  RET "" or why it is not that file (`what` names it).
+std::string state_header_error(const std::string &key, std::istream &rest,
+			       const char *magic, int version, const char *what);
 // A missing file gives an invalid choice (a fresh start), not an error.
 Parsed<planner::PlanChoice> load_plan_state(const std::string &dir);
 

@@ -44,7 +44,7 @@ std::optional<Resize> ResizeBook::started(uint32_t job_id, double now_s)
 		return std::nullopt; // not requeued by us: nothing measured
 	r.cost_s = std::max(0.0, now_s - r.asked_s);
 	rest_until_[job_id] = now_s + 2 * r.cost_s;
-	Mean &m = by_model_[r.model];
+	CostMean &m = by_model_[r.model];
 	m.n++;
 	m.sum += r.cost_s;
 	all_.n++;

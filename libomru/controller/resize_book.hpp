@@ -127,15 +127,14 @@ class ResizeBook {
 	void restore(const ResizeBookState &st);
 
     private:
-	using Mean = CostMean;
 	ResizeSettings s_;
 	std::unordered_map<uint32_t, Resize> open_;
 	std::unordered_map<uint32_t, Resize> restarting_; // started, not yet training
 	std::set<uint32_t> refused_;
 	std::set<uint32_t> late_;
 	std::unordered_map<uint32_t, double> rest_until_; // resumed jobs
-	std::map<std::string, Mean> by_model_;
-	Mean all_;
+	std::map<std::string, CostMean> by_model_;
+	CostMean all_;
 };
 
 } // namespace controller

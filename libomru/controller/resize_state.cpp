@@ -1,6 +1,8 @@
 // resize_state.cpp - see resize_state.hpp.
 #include "controller/resize_state.hpp"
 
+#include "controller/plan_state.hpp" // state_header_error
+
 #include <cmath>
 #include <sstream>
 
@@ -82,12 +84,10 @@ Parsed<ResizeBookState> parse_resize_state(const std::string &text,
 			return P::fail(file + ":" + std::to_string(n) + ": " + why);
 		};
 		if (n == 1) {
-			int v = 0;
-			if (key != kMagic || !(l >> v))
-				return bad("not an omru resize state file");
-			if (v != kVersion)
-				return bad("version " + std::to_string(v) + " (this build reads " +
-					   std::to_string(kVersion) + ")");
+			std::string e = state_header_error(key, l, kMagic, kVersion,
+							   "an omru resize state file");
+			if (!e.empty())
+				return bad(e);
 			continue;
 		}
 		if (key == "resize") {

@@ -111,6 +111,9 @@ Parsed<JobTopology> JobTopology::uniform(const GpuLinks *links, int nodes,
 {
 	if (nodes < 1 || gpus_per_node < 1)
 		return Parsed<JobTopology>::fail("the job needs at least one node and one GPU");
+	if (static_cast<long>(nodes) * gpus_per_node > kMaxJobGpus)
+		return Parsed<JobTopology>::fail("the job has more than " +
+						 std::to_string(kMaxJobGpus) + " GPUs");
 	std::vector<int> slots;
 	for (int i = 0; i < gpus_per_node; i++)
 		slots.push_back(i);

@@ -35,6 +35,8 @@ struct LinkSpeeds {
 // RET "" when every speed is a finite number > 0 (latency >= 0), else why not.
 std::string check_link_speeds(const LinkSpeeds &s);
 
+constexpr int kMaxJobGpus = 4096; // what uniform() accepts
+
 struct JobGpu {
 	int node = 0; // index among the job's nodes
 	int slot = 0; // GPU index on its node (gres.conf order)

@@ -233,9 +233,16 @@ Parsed<PartitionResult> partition(const LayerProfile &profile, const JobTopology
 		std::string why = "no split of the model onto " + std::to_string(G) +
 				  " GPUs fits " + bytes_text(settings.mem_limit_bytes) +
 				  " per GPU, even recomputing every layer it can";
+		double params = 0;
+		for (const LayerCost &c : profile.layers)
+			params += c.param_bytes;
+		double spread = settings.param_copies * params / G;
 		if (!f.fits)
 			why += ": layer '" + profile.layers[static_cast<size_t>(worst)].name +
 			       "' alone needs " + bytes_text(f.need_bytes);
+		else if (spread > settings.mem_limit_bytes)
+			why += ": the parameters alone need " + bytes_text(spread) +
+			       " per GPU however they are spread";
 		return P::fail(why);
 	}
 	// The data-parallel plan wins ties: it is the simpler way to run.

@@ -53,7 +53,7 @@ Summary summarize(const std::string &policy, const Cluster &c,
 	return r;
 }
 
-static std::string json_number(double v)
+std::string json_number(double v)
 {
 	if (!std::isfinite(v))
 		return "null";

@@ -31,6 +31,9 @@ Summary summarize(const std::string &policy, const Cluster &c,
 // escaped).
 std::string json_string(const std::string &v);
 
+// A JSON number with at most 6 decimals (null when not finite).
+std::string json_number(double v);
+
 // One JSON object, the keys of the spec in the spec's order.
 std::string summary_json(const Summary &s);
 

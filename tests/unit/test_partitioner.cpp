@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "omru/omru_pipeline.h"
 #include "pipeline/partitioner.hpp"
 
 using namespace omru;
@@ -321,6 +322,38 @@ START_TEST(test_uneven_links_put_each_stage_on_one_nvlink_pair)
 }
 END_TEST
 
+// ---------------------------------------------------------------- C API ----
+
+START_TEST(test_the_c_api_gives_the_json_and_says_why_not)
+{
+	std::string csv = std::string(kHeader) + "a,1,1,2,1000,0,1000000\nb,1,1,2,1000,0,1000000\n";
+	omru_partition_request_t req = {};
+	req.layers_csv = csv.c_str();
+	req.layers_len = csv.size();
+	req.nodes = 1;
+	req.gpus_per_node = 2;
+	req.global_batch = 2;
+	req.latency_s = 0;
+	char out[4096], err[256];
+	ck_assert_int_eq(omru_partition_json(&req, out, sizeof(out), err, sizeof(err)), OMRU_OK);
+	std::string json = out;
+	ck_assert_msg(json.rfind("{\"best\": {\"iteration_s\": 0.006167, ", 0) == 0, "%s", out);
+	ck_assert_msg(json.find("\"speedup\": 1.0}") != std::string::npos, "%s", out);
+	ck_assert_int_eq(omru_partition_json(&req, out, 16, err, sizeof(err)), OMRU_EINVAL);
+	ck_assert_msg(std::string(err).rfind("the plan needs ", 0) == 0, "%s", err);
+	req.links = "-1,1\n1\n";
+	ck_assert_int_eq(omru_partition_json(&req, out, sizeof(out), err, sizeof(err)), OMRU_EINVAL);
+	req.links = nullptr;
+	req.mem_limit_bytes = 1;
+	ck_assert_int_eq(omru_partition_json(&req, out, sizeof(out), err, sizeof(err)), OMRU_EINVAL);
+	ck_assert_msg(std::string(err).rfind("no split of the model onto 2 GPUs fits 1 bytes", 0) == 0,
+		      "%s", err);
+	req.layers_len = 3;
+	ck_assert_int_eq(omru_partition_json(&req, out, sizeof(out), err, sizeof(err)), OMRU_EINVAL);
+	ck_assert_int_eq(omru_partition_json(nullptr, out, sizeof(out), err, sizeof(err)), OMRU_EINVAL);
+}
+END_TEST
+
 // ------------------------------------------------- against brute force ----
 
 // Deterministic pseudo-random numbers in [0, 1).
@@ -450,6 +483,7 @@ int main(void)
 	tcase_add_test(part, test_nothing_fits_is_refused_with_what_it_needs);
 	tcase_add_test(part, test_bad_settings_are_refused);
 	tcase_add_test(part, test_uneven_links_put_each_stage_on_one_nvlink_pair);
+	tcase_add_test(part, test_the_c_api_gives_the_json_and_says_why_not);
 	suite_add_tcase(s, part);
 	TCase *brute = tcase_create("brute force");
 	tcase_set_timeout(brute, 60);

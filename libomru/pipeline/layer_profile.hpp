@@ -33,7 +33,8 @@ struct LayerCost {
 	std::string name;
 	LinearTime fwd, bwd;
 	double out_bytes_per_sample = 0;   // the output: what a boundary after it sends
-	double stash_bytes_per_sample = 0; // kept from its forward to its backward
+	double stash_bytes_per_sample = 0; // allocated by its forward and alive
+					   // until its backward, output included
 	double param_bytes = 0;
 };
 

@@ -46,7 +46,8 @@ const StageFit &StageCosts::fit(int i, int j, int w)
 		f.fits = true;
 		return cache_[key] = f;
 	}
-	// Candidates: layers whose stash is more than the input they keep.
+	// Candidates: layers that keep more than their output (which the
+	// next layer needs either way).
 	struct Cand {
 		int layer;
 		double saved; // bytes per sample
@@ -55,10 +56,9 @@ const StageFit &StageCosts::fit(int i, int j, int w)
 	std::vector<Cand> cand;
 	for (int l = i; l < j; l++) {
 		const LayerCost &c = prof_.layers[static_cast<size_t>(l)];
-		double in = l > 0 ? prof_.layers[static_cast<size_t>(l - 1)].out_bytes_per_sample
-				  : 0;
-		if (c.stash_bytes_per_sample > in)
-			cand.push_back(Cand{l, c.stash_bytes_per_sample - in, c.fwd.at(m_)});
+		if (c.stash_bytes_per_sample > c.out_bytes_per_sample)
+			cand.push_back(Cand{l, c.stash_bytes_per_sample - c.out_bytes_per_sample,
+					    c.fwd.at(m_)});
 	}
 	std::stable_sort(cand.begin(), cand.end(), [](const Cand &a, const Cand &b) {
 		return a.cost * b.saved < b.cost * a.saved;

@@ -18,8 +18,9 @@
 //                            (replica u mod r to u mod r')
 //
 // Recomputation (the cost-balanced choice): a layer that recomputes keeps
-// only its input (the previous layer's output) from forward to backward and
-// runs its forward again before its backward.  When the stage does not fit
+// only its output (which the next layer needs; its input is the previous
+// layer's output, counted there) from forward to backward and runs its
+// forward again before its backward.  When the stage does not fit
 // the memory limit, layers are added in order of recompute time per byte
 // saved, cheapest first, until it fits (ties: the earlier layer).  This is
 // the greedy answer to a knapsack; it is exact when the last layer added is

@@ -65,15 +65,14 @@ struct Tiny final : Net {
 		  gn2(register_module("gn2", nn::GroupNorm(nn::GroupNormOptions(4, 32)))),
 		  fc(register_module("fc", nn::Linear(32 * 4 * 4, classes)))
 	{
-	}
-
-	torch::Tensor forward(torch::Tensor x) override
-	{
-		x = torch::relu(gn1(conv1(x)));
-		x = torch::max_pool2d(x, 2);
-		x = torch::relu(gn2(conv2(x)));
-		x = torch::adaptive_avg_pool2d(x, { 4, 4 }).flatten(1);
-		return fc(x);
+		add_block("conv1", { conv1.ptr(), gn1.ptr() }, [this](torch::Tensor x) {
+			return torch::max_pool2d(torch::relu(gn1(conv1(x))), 2);
+		});
+		add_block("conv2", { conv2.ptr(), gn2.ptr() }, [this](torch::Tensor x) {
+			x = torch::relu(gn2(conv2(x)));
+			return torch::adaptive_avg_pool2d(x, { 4, 4 }).flatten(1);
+		});
+		add_block("fc", { fc.ptr() }, [this](torch::Tensor x) { return fc(x); });
 	}
 
 	// In registration order (the order of parameters()).
@@ -179,15 +178,17 @@ template <typename B> struct ResNet final : Net {
 						    layer);
 		}
 		fc = register_module("fc", nn::Linear(in, classes));
-	}
-
-	torch::Tensor forward(torch::Tensor x) override
-	{
-		x = torch::relu(bn1(conv1(x)));
-		for (auto &layer : layers)
-			x = layer->forward(x);
-		x = torch::adaptive_avg_pool2d(x, { 1, 1 }).flatten(1);
-		return fc(x);
+		add_block("stem", { conv1.ptr(), bn1.ptr() },
+			  [this](torch::Tensor x) { return torch::relu(bn1(conv1(x))); });
+		for (int s = 0; s < 4; s++)
+			for (size_t i = 0; i < layers[s]->size(); i++) {
+				std::shared_ptr<B> b = layers[s]->template ptr<B>(i);
+				add_block("layer" + std::to_string(s + 1) + "." + std::to_string(i),
+					  { b }, [b](torch::Tensor x) { return b->forward(x); });
+			}
+		add_block("head", { fc.ptr() }, [this](torch::Tensor x) {
+			return fc(torch::adaptive_avg_pool2d(x, { 1, 1 }).flatten(1));
+		});
 	}
 
 	nn::Conv2d conv1;
@@ -216,14 +217,30 @@ struct Vgg16 final : Net {
 		}
 		register_module("features", features);
 		classifier = register_module("classifier", nn::Linear(512, classes));
-	}
-
-	torch::Tensor forward(torch::Tensor x) override
-	{
+		// A block per convolution: features[first, end), the pool after
+		// it included.
+		size_t n = features->size();
+		for (size_t first = 0; first < n;) {
+			size_t end = first + 3; // conv, BN, ReLU
+			if (end < n && features[end]->as<nn::MaxPool2d>())
+				end++;
+			std::vector<std::shared_ptr<nn::Module>> mods;
+			for (size_t i = first; i < end; i++)
+				mods.push_back(features[i]);
+			add_block("features." + std::to_string(first), mods,
+				  [this, first, end](torch::Tensor x) {
+					  for (size_t i = first; i < end; i++)
+						  x = (features->begin() + static_cast<long>(i))
+							      ->forward(x);
+					  return x;
+				  });
+			first = end;
+		}
 		// 32x32 inputs leave 1x1 after five pools (the pool is then
 		// the identity); larger images (JPEG sets) are averaged to it.
-		x = torch::adaptive_avg_pool2d(features->forward(x), { 1, 1 });
-		return classifier(x.flatten(1));
+		add_block("classifier", { classifier.ptr() }, [this](torch::Tensor x) {
+			return classifier(torch::adaptive_avg_pool2d(x, { 1, 1 }).flatten(1));
+		});
 	}
 
 	nn::Sequential features;
@@ -231,6 +248,38 @@ struct Vgg16 final : Net {
 };
 
 } // namespace
+
+torch::Tensor Net::forward(torch::Tensor x)
+{
+	for (Block &b : blocks_)
+		x = b.run(x);
+	return x;
+}
+
+const std::string &Net::block_name(int i) const
+{
+	return blocks_.at(static_cast<size_t>(i)).name;
+}
+
+torch::Tensor Net::forward_block(int i, torch::Tensor x)
+{
+	return blocks_.at(static_cast<size_t>(i)).run(x);
+}
+
+std::vector<torch::Tensor> Net::block_parameters(int i) const
+{
+	std::vector<torch::Tensor> out;
+	for (const auto &m : blocks_.at(static_cast<size_t>(i)).modules)
+		for (const torch::Tensor &p : m->parameters())
+			out.push_back(p);
+	return out;
+}
+
+void Net::add_block(std::string name, std::vector<std::shared_ptr<torch::nn::Module>> modules,
+		    std::function<torch::Tensor(torch::Tensor)> run)
+{
+	blocks_.push_back(Block{ std::move(name), std::move(modules), std::move(run) });
+}
 
 const std::vector<std::string> &model_names()
 {

@@ -7,6 +7,7 @@
 #ifndef OMRU_TRAINER_MODELS_HPP
 #define OMRU_TRAINER_MODELS_HPP
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,9 +17,37 @@
 namespace omru {
 namespace train {
 
-// A classifier: [B, 3, S, S] (S >= 32) -> [B, classes] logits.
+// A classifier: [B, 3, S, S] (S >= 32) -> [B, classes] logits, built as a
+// sequence of blocks - what a pipeline stage holds and what the layer
+// profile (omru-train --profile-layers) times: forward(x) runs them in
+// order.  resnet18: stem, the 8 residual blocks (layer1.0 ... layer4.1),
+// head (pool + fc); resnet50: stem, 16 bottlenecks, head; vgg16: 13
+// convolution blocks (conv + BN + ReLU, with the max-pool that follows),
+// classifier; tiny: conv1, conv2, fc.
 struct Net : torch::nn::Module {
-	virtual torch::Tensor forward(torch::Tensor x) = 0;
+	torch::Tensor forward(torch::Tensor x);
+
+	int blocks() const { return static_cast<int>(blocks_.size()); }
+	const std::string &block_name(int i) const;
+	// Block i on its input (block i - 1's output, or the images).
+	torch::Tensor forward_block(int i, torch::Tensor x);
+	// Its parameters, in the order of parameters().
+	std::vector<torch::Tensor> block_parameters(int i) const;
+
+    protected:
+	// IN modules: the registered submodules it runs (their parameters
+	// are the block's); IN run: the block's forward.
+	void add_block(std::string name,
+		       std::vector<std::shared_ptr<torch::nn::Module>> modules,
+		       std::function<torch::Tensor(torch::Tensor)> run);
+
+    private:
+	struct Block {
+		std::string name;
+		std::vector<std::shared_ptr<torch::nn::Module>> modules;
+		std::function<torch::Tensor(torch::Tensor)> run;
+	};
+	std::vector<Block> blocks_;
 };
 
 // "tiny", "resnet18", "resnet50", "vgg16".

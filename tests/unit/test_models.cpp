@@ -2,7 +2,8 @@
 // counts the same architectures have in PyTorch: resnet18 and resnet50 as in
 // kuangliu/pytorch-cifar, vgg16 with batch norm and one linear layer),
 // registration of every submodule, seeding, the error for an unknown name,
-// and that the tiny model learns (memorises one batch).
+// that the tiny model learns (memorises one batch), and the blocks a
+// pipeline stage holds: their names, parameters and chain.
 #include <stdexcept>
 #include <string>
 
@@ -175,6 +176,40 @@ START_TEST(test_tiny_memorises_a_batch)
 }
 END_TEST
 
+// The blocks, run one after another, are the network; their parameters
+// are all of its parameters, each once, in parameters() order.
+static void check_blocks(const char *name, int want_blocks, const char *first,
+			 const char *last)
+{
+	torch::NoGradGuard no_grad;
+	auto net = make_model(name);
+	net->eval();
+	ck_assert_int_eq(net->blocks(), want_blocks);
+	ck_assert_string_eq(net->block_name(0), first);
+	ck_assert_string_eq(net->block_name(want_blocks - 1), last);
+	torch::Tensor x = torch::randn({ 2, 3, 32, 32 });
+	torch::Tensor y = x;
+	for (int i = 0; i < net->blocks(); i++)
+		y = net->forward_block(i, y);
+	ck_assert(torch::equal(y, net->forward(x)));
+	std::vector<torch::Tensor> all = net->parameters(), mine;
+	for (int i = 0; i < net->blocks(); i++)
+		for (const torch::Tensor &p : net->block_parameters(i))
+			mine.push_back(p);
+	ck_assert_int_eq(mine.size(), all.size());
+	for (size_t i = 0; i < all.size(); i++)
+		ck_assert(mine[i].is_same(all[i]));
+}
+
+START_TEST(test_blocks_chain_into_the_network)
+{
+	check_blocks("tiny", 3, "conv1", "fc");
+	check_blocks("resnet18", 10, "stem", "head");
+	check_blocks("resnet50", 18, "stem", "head");
+	check_blocks("vgg16", 14, "features.0", "classifier");
+}
+END_TEST
+
 int main(void)
 {
 	torch::set_num_threads(1);
@@ -194,6 +229,7 @@ int main(void)
 	tcase_add_test(tc, test_model_names_lists_the_four_models);
 	tcase_add_test(tc, test_same_seed_gives_identical_parameters);
 	tcase_add_test(tc, test_tiny_memorises_a_batch);
+	tcase_add_test(tc, test_blocks_chain_into_the_network);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

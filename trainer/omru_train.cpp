@@ -29,6 +29,7 @@
 #include "metrics.hpp"
 #include "models.hpp"
 #include "phase_tracker.hpp"
+#include "layer_profile_mode.hpp"
 #include "profile_mode.hpp"
 #include "stop_request.hpp"
 #include "train_options.hpp"
@@ -448,6 +449,14 @@ int main(int argc, char **argv)
 	try {
 		if (o.loader_benchmark > 0)
 			return benchmark_loader(o);
+		if (!o.profile_layers.empty()) {
+			if (env.rank == 0)
+				profile_layers(LayerProfileOptions{ o.model, o.batch_size,
+								    o.image_size > 0 ? o.image_size : 32,
+								    o.profile_layers },
+					       compute_device(env));
+			return 0;
+		}
 		Trainer t(o, env);
 		return t.run();
 	} catch (const std::exception &e) {

@@ -50,7 +50,11 @@ const char kTrainHelp[] =
 	"  --max-steps-per-epoch N cut epochs short (tests and smoke runs)\n"
 	"  --save-params PATH      write each rank's parameters to PATH.RANK (tests)\n"
 	"  --loader-benchmark N    only run the data loader over N batches and print\n"
-	"                          images/s (and per worker); no training\n\n"
+	"                          images/s (and per worker); no training\n"
+	"  --profile-layers PATH   only time each block of the model at --batch-size\n"
+	"                          and a quarter of it (random --image-size images,\n"
+	"                          32 by default; no --data) and write the layer\n"
+	"                          profile omru-partition(1) reads; no training\n\n"
 	"Environment: OMRU_LOADER_SHARE_FILE names a file holding the number of\n"
 	"loader workers, followed within a second; OMRU_LOADER_REPORT names the\n"
 	"file where the first task on a node reports what its loader measured;\n"
@@ -111,13 +115,15 @@ TrainOptions parse_train_options(const std::vector<std::string> &argv,
 			  { "profile-min-s", true },
 			  { "profile-warmup", true }, { "profile-out", true },
 			  { "max-steps-per-epoch", true }, { "save-params", true },
-			  { "loader-benchmark", true } });
+			  { "loader-benchmark", true }, { "profile-layers", true } });
 	auto env = [&getenv_fn](const char *name) -> std::string {
 		const char *v = getenv_fn(name);
 		return v ? v : "";
 	};
 	TrainOptions o;
-	o.data = a.required("data");
+	o.profile_layers = a.get("profile-layers").value_or("");
+	if (o.profile_layers.empty() || a.has("data"))
+		o.data = a.required("data");
 	o.image_size = static_cast<int>(a.integer("image-size", 0, 8, 1024));
 	o.model = a.get("model").value_or(o.model);
 	const auto &names = model_names();

@@ -54,6 +54,7 @@ struct TrainOptions {
 	std::string save_params;        // test hook: flat parameters per rank
 	int max_steps_per_epoch = 0;    // 0: whole epochs
 	int loader_benchmark = 0;       // > 0: only time the loader over N batches
+	std::string profile_layers;     // only write the layer profile (layer_profile_mode.hpp)
 };
 
 // RET the options, or throws UsageError (libomru/cli_args.hpp) naming what

@@ -77,19 +77,21 @@ c10::intrusive_ptr<c10d::ProcessGroup> ProcessGroups::make_group(
 
 c10::intrusive_ptr<c10d::ProcessGroup> ProcessGroups::first(int size)
 {
-	if (size < 1 || size > env_.world)
-		throw std::invalid_argument("process group of " + std::to_string(size) +
-					    " ranks in a world of " +
-					    std::to_string(env_.world));
-	std::string prefix = "first" + std::to_string(size) + "." +
-			     std::to_string(subgroups_++);
-	if (env_.world == 1 || env_.rank >= size) {
-		return {};
-	}
-	if (size == 1)
+	return ranks(0, size);
+}
+
+c10::intrusive_ptr<c10d::ProcessGroup> ProcessGroups::ranks(int first, int size)
+{
+	if (first < 0 || size < 1 || first + size > env_.world)
+		throw std::invalid_argument("process group of ranks " + std::to_string(first) +
+					    ".." + std::to_string(first + size - 1) +
+					    " in a world of " + std::to_string(env_.world));
+	std::string prefix = "ranks" + std::to_string(first) + "+" + std::to_string(size) +
+			     "." + std::to_string(subgroups_++);
+	if (env_.world == 1 || size == 1 || env_.rank < first || env_.rank >= first + size)
 		return {};
 	return make_group(c10::make_intrusive<c10d::PrefixStore>(prefix, store_),
-			  env_.rank, size);
+			  env_.rank - first, size);
 }
 
 std::vector<std::string> ProcessGroups::nodes()

@@ -38,6 +38,9 @@ class ProcessGroups {
 	// over all ranks (every rank must call it with the same size); the
 	// ranks outside get nullptr.
 	c10::intrusive_ptr<c10d::ProcessGroup> first(int size);
+	// Ranks first..first+size-1 (a pipeline stage's replicas); likewise
+	// collective, nullptr outside it and for one rank.
+	c10::intrusive_ptr<c10d::ProcessGroup> ranks(int first, int size);
 	// Node names of all ranks, in rank order (through the store).
 	std::vector<std::string> nodes();
 	void barrier();

@@ -2,93 +2,20 @@
 #include "layer_profile_mode.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
-#include <mutex>
 #include <stdexcept>
-#include <unordered_map>
 #include <vector>
 
-#include <c10/core/CPUAllocator.h>
-
 #include "models.hpp"
+#include "tensor_memory.hpp"
 
 namespace omru {
 namespace train {
 namespace {
 
 using clock_type = std::chrono::steady_clock;
-
-// torch's CPU allocator with a count of the bytes it holds.  Installed once
-// (c10 keeps the allocator with the highest priority) and left in place:
-// profile mode ends the process.  Its pointers are their own contexts, as
-// raw_allocate() (oneDNN's scratch buffers) requires.
-class CountingAllocator final : public c10::Allocator {
-    public:
-	explicit CountingAllocator(c10::Allocator *base)
-	{
-		base_ = base;
-		base_free_ = base->raw_deleter();
-		if (!base_free_)
-			throw std::runtime_error("torch's CPU allocator has no raw deleter");
-	}
-
-	c10::DataPtr allocate(size_t n) const override
-	{
-		void *p = base_->raw_allocate(n);
-		{
-			std::lock_guard<std::mutex> lock(mu_);
-			sizes_[p] = n;
-		}
-		live_ += static_cast<int64_t>(n);
-		return { p, p, &release, c10::Device(c10::kCPU) };
-	}
-	c10::DeleterFnPtr raw_deleter() const override { return &release; }
-
-	static int64_t live() { return live_.load(); }
-
-    private:
-	static void release(void *p)
-	{
-		if (!p)
-			return;
-		size_t n = 0;
-		{
-			std::lock_guard<std::mutex> lock(mu_);
-			auto it = sizes_.find(p);
-			if (it != sizes_.end()) {
-				n = it->second;
-				sizes_.erase(it);
-			}
-		}
-		live_ -= static_cast<int64_t>(n);
-		base_free_(p);
-	}
-
-	static c10::Allocator *base_;
-	static c10::DeleterFnPtr base_free_;
-	static std::mutex mu_;
-	static std::unordered_map<void *, size_t> sizes_;
-	static std::atomic<int64_t> live_;
-};
-
-c10::Allocator *CountingAllocator::base_ = nullptr;
-c10::DeleterFnPtr CountingAllocator::base_free_ = nullptr;
-std::mutex CountingAllocator::mu_;
-std::unordered_map<void *, size_t> CountingAllocator::sizes_;
-std::atomic<int64_t> CountingAllocator::live_{ 0 };
-
-void install_counting_allocator()
-{
-	static CountingAllocator counting(c10::GetCPUAllocator());
-	static bool done = false;
-	if (!done) {
-		c10::SetCPUAllocator(&counting, /*priority=*/100);
-		done = true;
-	}
-}
 
 void sync(torch::Device d)
 {
@@ -151,9 +78,9 @@ std::pair<double, double> time_block(Net &net, int i, const torch::Tensor &x, to
 int64_t stash_bytes(Net &cpu_net, int i, const torch::Tensor &x)
 {
 	torch::Tensor in = x.detach().requires_grad_(i > 0);
-	int64_t before = CountingAllocator::live();
+	int64_t before = tensor_bytes_live();
 	torch::Tensor out = cpu_net.forward_block(i, in);
-	return std::max<int64_t>(CountingAllocator::live() - before,
+	return std::max<int64_t>(tensor_bytes_live() - before,
 				 out.numel() * static_cast<int64_t>(out.element_size()));
 }
 
@@ -161,7 +88,7 @@ int64_t stash_bytes(Net &cpu_net, int i, const torch::Tensor &x)
 
 void profile_layers(const LayerProfileOptions &o, torch::Device device)
 {
-	install_counting_allocator();
+	count_cpu_tensor_memory();
 	torch::manual_seed(1);
 	std::shared_ptr<Net> net = make_model(o.model);
 	net->train();

@@ -65,9 +65,9 @@ struct Tiny final : Net {
 		  gn2(register_module("gn2", nn::GroupNorm(nn::GroupNormOptions(4, 32)))),
 		  fc(register_module("fc", nn::Linear(32 * 4 * 4, classes)))
 	{
-		add_block("conv1", { conv1.ptr(), gn1.ptr() }, [this](torch::Tensor x) {
-			return torch::max_pool2d(torch::relu(gn1(conv1(x))), 2);
-		});
+		add_block("conv1", { conv1.ptr(), gn1.ptr() },
+			  [this](torch::Tensor x) { return torch::relu(gn1(conv1(x))); });
+		add_block("pool1", {}, [](torch::Tensor x) { return torch::max_pool2d(x, 2); });
 		add_block("conv2", { conv2.ptr(), gn2.ptr() }, [this](torch::Tensor x) {
 			x = torch::relu(gn2(conv2(x)));
 			return torch::adaptive_avg_pool2d(x, { 4, 4 }).flatten(1);

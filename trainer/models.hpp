@@ -23,7 +23,7 @@ namespace train {
 // order.  resnet18: stem, the 8 residual blocks (layer1.0 ... layer4.1),
 // head (pool + fc); resnet50: stem, 16 bottlenecks, head; vgg16: 13
 // convolution blocks (conv + BN + ReLU, with the max-pool that follows),
-// classifier; tiny: conv1, conv2, fc.
+// classifier; tiny: conv1, pool1, conv2, fc.
 struct Net : torch::nn::Module {
 	torch::Tensor forward(torch::Tensor x);
 

@@ -30,6 +30,7 @@
 #include "models.hpp"
 #include "phase_tracker.hpp"
 #include "layer_profile_mode.hpp"
+#include "pipeline_trainer.hpp"
 #include "profile_mode.hpp"
 #include "stop_request.hpp"
 #include "train_options.hpp"
@@ -457,8 +458,13 @@ int main(int argc, char **argv)
 					       compute_device(env));
 			return 0;
 		}
+		if (o.pipeline_mode)
+			return train_pipeline(o, env);
 		Trainer t(o, env);
 		return t.run();
+	} catch (const std::invalid_argument &e) {
+		std::cerr << "omru-train: " << e.what() << "\n";
+		return 2;
 	} catch (const std::exception &e) {
 		std::cerr << "omru-train: rank " << env.rank << ": " << e.what() << "\n";
 		return 1;

@@ -51,6 +51,14 @@ const char kTrainHelp[] =
 	"  --save-params PATH      write each rank's parameters to PATH.RANK (tests)\n"
 	"  --loader-benchmark N    only run the data loader over N batches and print\n"
 	"                          images/s (and per worker); no training\n"
+	"  --parallel data|pipeline  data parallelism (default), or a pipeline of\n"
+	"                          stages given by --pipeline\n"
+	"  --pipeline END:R,...    stages: blocks up to END (exclusive) on R processes\n"
+	"                          each, e.g. 2:1,4:1 (omru-partition's plan)\n"
+	"  --micro-batches M       micro-batches per global batch (4 per first-stage\n"
+	"                          process)\n"
+	"  --recompute B1,B2       blocks that keep only their input and run forward\n"
+	"                          again in backward (less memory, more time)\n"
 	"  --profile-layers PATH   only time each block of the model at --batch-size\n"
 	"                          and a quarter of it (random --image-size images,\n"
 	"                          32 by default; no --data) and write the layer\n"
@@ -115,7 +123,9 @@ TrainOptions parse_train_options(const std::vector<std::string> &argv,
 			  { "profile-min-s", true },
 			  { "profile-warmup", true }, { "profile-out", true },
 			  { "max-steps-per-epoch", true }, { "save-params", true },
-			  { "loader-benchmark", true }, { "profile-layers", true } });
+			  { "loader-benchmark", true }, { "profile-layers", true },
+			  { "parallel", true }, { "pipeline", true },
+			  { "micro-batches", true }, { "recompute", true } });
 	auto env = [&getenv_fn](const char *name) -> std::string {
 		const char *v = getenv_fn(name);
 		return v ? v : "";
@@ -193,6 +203,27 @@ TrainOptions parse_train_options(const std::vector<std::string> &argv,
 	o.max_steps_per_epoch = static_cast<int>(a.integer("max-steps-per-epoch", 0, 1, 1 << 30));
 	o.save_params = a.get("save-params").value_or("");
 	o.loader_benchmark = static_cast<int>(a.integer("loader-benchmark", 0, 1, 1 << 30));
+	std::string parallel = a.get("parallel").value_or("data");
+	if (parallel != "data" && parallel != "pipeline")
+		throw UsageError("--parallel '" + parallel + "': data or pipeline");
+	o.pipeline_mode = parallel == "pipeline";
+	o.pipeline = a.get("pipeline").value_or("");
+	o.micro_batches = static_cast<int>(a.integer("micro-batches", 0, 1, 1 << 16));
+	o.recompute = a.get("recompute").value_or("");
+	if (o.pipeline_mode && o.pipeline.empty())
+		throw UsageError("--parallel pipeline needs --pipeline END:REPLICAS,...");
+	if (!o.pipeline_mode &&
+	    (!o.pipeline.empty() || a.has("micro-batches") || a.has("recompute")))
+		throw UsageError("--pipeline, --micro-batches and --recompute need "
+				 "--parallel pipeline");
+	if (o.pipeline_mode && (!o.checkpoint.empty() || o.elastic || a.has("profile-gpus")))
+		throw UsageError("--parallel pipeline does not take --checkpoint, --elastic "
+				 "or --profile-gpus yet");
+	// The scheduler's OMRU_PROFILE asks for data-parallel epoch times,
+	// which a pipeline run does not give: said on stderr, not done.
+	o.profile_skipped = o.pipeline_mode && !o.profile_gpus.empty();
+	if (o.profile_skipped)
+		o.profile_gpus.clear();
 	return o;
 }
 

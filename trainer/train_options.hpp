@@ -55,6 +55,13 @@ struct TrainOptions {
 	int max_steps_per_epoch = 0;    // 0: whole epochs
 	int loader_benchmark = 0;       // > 0: only time the loader over N batches
 	std::string profile_layers;     // only write the layer profile (layer_profile_mode.hpp)
+	// --parallel pipeline (pipeline_trainer.hpp): the split, its
+	// micro-batches (0: 4 per first-stage replica) and recomputed blocks.
+	bool pipeline_mode = false;
+	std::string pipeline;
+	int micro_batches = 0;
+	std::string recompute;
+	bool profile_skipped = false; // OMRU_PROFILE asked, pipeline mode cannot
 };
 
 // RET the options, or throws UsageError (libomru/cli_args.hpp) naming what

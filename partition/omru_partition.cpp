@@ -15,7 +15,8 @@ static const char kUsage[] =
 	"usage: omru-partition --layers FILE --batch N [--nodes N] [--gpus-per-node G]\n"
 	"                      [--links FILE] [--mem-gib X] [--param-copies C]\n"
 	"                      [--nvlink-gbps X] [--pcie-gbps X] [--network-gbps X]\n"
-	"                      [--latency-us X] [--json]\n"
+	"                      [--latency-us X] [--schedule 1f1b|gpipe]\n"
+	"                      [--evaluate END:R,... --micro-batches M] [--json]\n"
 	"       omru-partition --help\n";
 
 static void print_help()
@@ -41,6 +42,11 @@ static void print_help()
 		"  --pcie-gbps X       GB/s between GPUs without NVLink (default 12)\n"
 		"  --network-gbps X    GB/s between nodes (default 12.5)\n"
 		"  --latency-us X      microseconds per message (default 20)\n"
+		"  --schedule S        1f1b (default: a stage holds at most as many micro-\n"
+		"                      batches as stages from it on) or gpipe (all of them;\n"
+		"                      omru-train --parallel pipeline)\n"
+		"  --evaluate SPLIT    time this split instead of searching: END:R,... as\n"
+		"                      omru-train --pipeline takes it, with --micro-batches M\n"
 		"  --json              one JSON object instead of the table\n\n"
 		"Exit status: 0 a plan, 1 nothing fits the memory, 2 bad usage or input.\n";
 }
@@ -55,7 +61,8 @@ int main(int argc, char **argv)
 				 {"param-copies", true}, {"nvlink-gbps", true},
 				 {"pcie-gbps", true},	 {"network-gbps", true},
 				 {"latency-us", true},	 {"json", false},
-				 {"help", false}});
+				 {"schedule", true},	 {"evaluate", true},
+				 {"micro-batches", true}, {"help", false}});
 		if (a.has("help")) {
 			print_help();
 			return 0;
@@ -71,6 +78,12 @@ int main(int argc, char **argv)
 			throw UsageError("--batch is required");
 		s.mem_limit_bytes = a.number("mem-gib", 0, 0, 1 << 20) * (1 << 30);
 		s.param_copies = a.number("param-copies", 3, 1, 64);
+		std::string schedule = a.get("schedule").value_or("1f1b");
+		if (schedule != "1f1b" && schedule != "gpipe")
+			throw UsageError("--schedule '" + schedule + "': 1f1b or gpipe");
+		s.schedule = schedule == "gpipe" ? Schedule::GPipe : Schedule::OneFOneB;
+		if (a.has("evaluate") != a.has("micro-batches"))
+			throw UsageError("--evaluate and --micro-batches go together");
 		LinkSpeeds speeds;
 		speeds.nvlink_gbps = a.number("nvlink-gbps", speeds.nvlink_gbps, 1e-6, 1e6);
 		speeds.pcie_gbps = a.number("pcie-gbps", speeds.pcie_gbps, 1e-6, 1e6);
@@ -96,6 +109,24 @@ int main(int argc, char **argv)
 		if (!r.ok()) {
 			std::cerr << "omru-partition: " << r.error() << "\n";
 			return r.error().rfind("no split", 0) == 0 ? 1 : 2;
+		}
+		if (a.has("evaluate")) {
+			int M = static_cast<int>(a.integer("micro-batches", 1, 1, kMaxMicroBatches));
+			if (s.global_batch % M)
+				throw UsageError("--micro-batches " + std::to_string(M) +
+						 " does not divide the batch");
+			Parsed<std::vector<StageShape>> shape = parse_stage_shapes(a.required("evaluate"));
+			if (!shape.ok())
+				throw UsageError("--evaluate: " + shape.error());
+			StageCosts costs(prof.value(), topo.value(), s, M);
+			Parsed<PipelinePlan> plan = evaluate(costs, shape.value());
+			if (!plan.ok()) {
+				std::cerr << "omru-partition: --evaluate: " << plan.error() << "\n";
+				return plan.error().find("needs") != std::string::npos ? 1 : 2;
+			}
+			PartitionResult given = r.value();
+			given.best = plan.value();
+			r = given;
 		}
 		if (a.has("json"))
 			std::cout << partition_json(r.value(), prof.value(), topo.value()) << "\n";

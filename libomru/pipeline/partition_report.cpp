@@ -18,9 +18,10 @@ std::string fmt(const char *f, double v)
 	return buf;
 }
 
+// Three significant digits, and every digit of whole milliseconds.
 std::string ms(double s)
 {
-	return fmt("%.3g ms", s * 1e3);
+	return fmt(s >= 0.1 ? "%.0f ms" : "%.3g ms", s * 1e3);
 }
 
 std::string mib(double bytes)

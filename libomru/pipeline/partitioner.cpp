@@ -35,6 +35,25 @@ std::string bytes_text(double bytes)
 
 } // namespace
 
+Parsed<std::vector<StageShape>> parse_stage_shapes(const std::string &text)
+{
+	using P = Parsed<std::vector<StageShape>>;
+	std::vector<StageShape> out;
+	std::stringstream in(text);
+	for (std::string item; std::getline(in, item, ',');) {
+		int end = 0, r = 0;
+		char colon = 0, extra = 0;
+		std::istringstream f(item);
+		if (!(f >> end >> colon >> r) || colon != ':' || (f >> extra) || end < 1 ||
+		    r < 1)
+			return P::fail("'" + item + "' is not END:REPLICAS (whole numbers >= 1)");
+		out.push_back(StageShape{end, r});
+	}
+	if (out.empty())
+		return P::fail("no stage");
+	return out;
+}
+
 Parsed<PipelinePlan> evaluate(StageCosts &costs, const std::vector<StageShape> &shape)
 {
 	using P = Parsed<PipelinePlan>;
@@ -55,7 +74,7 @@ Parsed<PipelinePlan> evaluate(StageCosts &costs, const std::vector<StageShape> &
 		for (int r = 0; r < sh.replicas; r++)
 			st.gpus.push_back(pos + r);
 		st.micro_batches_each = costs.per_replica(sh.replicas);
-		st.fit = costs.fit(first, sh.end_layer, std::min(st.micro_batches_each, S - s));
+		st.fit = costs.fit(first, sh.end_layer, costs.in_flight(sh.replicas, S - s));
 		if (!st.fit.fits)
 			return P::fail("stage " + std::to_string(s) + " needs " +
 				       bytes_text(st.fit.need_bytes) + " per GPU");
@@ -116,7 +135,7 @@ std::vector<PipelinePlan> best_splits(StageCosts &costs, int max_stages)
 		for (int i = 0; i + k <= L; i++)
 			for (int p = 0; p + k <= G; p++)
 				for (int r = 1; p + r + (k - 1) <= G; r++) {
-					int n = costs.per_replica(r), w = std::min(n, k);
+					int n = costs.per_replica(r), w = costs.in_flight(r, k);
 					double best = kInf;
 					int bj = -1, br = -1;
 					int j_lo = k == 1 ? L : i + 1, j_hi = k == 1 ? L : L - (k - 1);

@@ -2,8 +2,9 @@
 // planner): split a model's layers into stages of consecutive layers, give
 // each stage a run of the job's GPUs (its data-parallel replicas), pick the
 // number of micro-batches and the layers each stage recomputes, so that one
-// training iteration (one global batch, 1F1B schedule, flushed at the end)
-// takes the least predicted time.  Pure data parallelism is the one-stage
+// training iteration (one global batch, 1F1B or GPipe schedule, flushed at
+// the end: the same time, GPipe holds more in memory) takes the least
+// predicted time.  Pure data parallelism is the one-stage
 // split, so the answer is never slower than it by this model.
 //
 // The model of an iteration (costs per stage from stage_costs.hpp; t_s its
@@ -72,6 +73,9 @@ struct StageShape {
 	int end_layer = 0;
 	int replicas = 0;
 };
+
+// "END:REPLICAS,..." (omru-train --pipeline's form) as stage shapes.
+Parsed<std::vector<StageShape>> parse_stage_shapes(const std::string &text);
 
 // Times a split (stages in order from chain position 0).
 // RET the plan, or why it cannot run: a shape that does not cover the

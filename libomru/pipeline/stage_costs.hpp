@@ -10,6 +10,7 @@
 //                            + m x max_{l in R} stash_l   (one layer rebuilt)
 //                            w = min(n, k): micro-batches in flight under
 //                            1F1B, k = this stage and the ones after it
+//                            (GPipe: w = n)
 //   allreduce of gradients   ring over its r GPUs: 2(r-1) latency +
 //                            2(r-1)/r x params / slowest ring link
 //   send to the next stage   per micro-batch, activation forward and its
@@ -38,8 +39,17 @@
 namespace omru {
 namespace pipeline {
 
+// How micro-batches are ordered: both flush once per global batch (same
+// time model); they differ in what each stage holds at once.
+enum class Schedule {
+	OneFOneB, // a stage holds at most as many micro-batches as stages from it on
+	GPipe,	  // every forward first: a stage holds all its micro-batches
+		  // (omru-train --parallel pipeline)
+};
+
 struct PartitionSettings {
 	int global_batch = 0;       // samples per iteration, all GPUs together
+	Schedule schedule = Schedule::OneFOneB;
 	double mem_limit_bytes = 0; // per GPU for parameters and activations; 0: none
 	double param_copies = 3;    // weights + gradients + optimizer state
 				    // (SGD with momentum 3, Adam 4)
@@ -68,6 +78,12 @@ class StageCosts {
 	double micro_batch() const { return m_; }
 	// Micro-batches each of r replicas runs.
 	int per_replica(int r) const { return (M_ + r - 1) / r; }
+	// Micro-batches a replica holds at once, k stages from its own on.
+	int in_flight(int r, int k) const
+	{
+		int n = per_replica(r);
+		return set_.schedule == Schedule::GPipe ? n : (n < k ? n : k);
+	}
 
 	// Layers [i, j) with w micro-batches in flight (cached).
 	const StageFit &fit(int i, int j, int w);

@@ -322,6 +322,47 @@ START_TEST(test_uneven_links_put_each_stage_on_one_nvlink_pair)
 }
 END_TEST
 
+// Two stages of one layer on two GPUs, 4 micro-batches of one sample, 100
+// bytes kept per sample: under 1F1B the first stage holds 2 micro-batches
+// (the stages from it on), the last 1; under GPipe each holds all 4.  The
+// time is the same.
+START_TEST(test_gpipe_holds_every_micro_batch_and_1f1b_a_window)
+{
+	LayerProfile p = profile_of("a,1,1,2,10,100,0\nb,1,1,2,10,100,0\n");
+	Parsed<JobTopology> t = JobTopology::uniform(nullptr, 1, 2, no_latency());
+	PartitionSettings s;
+	s.global_batch = 4;
+	std::vector<StageShape> two = {StageShape{1, 1}, StageShape{2, 1}};
+	StageCosts one_f(p, t.value(), s, 4);
+	Parsed<PipelinePlan> a = evaluate(one_f, two);
+	ck_assert(a.ok());
+	ck_near(a.value().stages[0].fit.mem_bytes, 200);
+	ck_near(a.value().stages[1].fit.mem_bytes, 100);
+	s.schedule = Schedule::GPipe;
+	StageCosts gpipe(p, t.value(), s, 4);
+	Parsed<PipelinePlan> b = evaluate(gpipe, two);
+	ck_assert(b.ok());
+	ck_near(b.value().stages[0].fit.mem_bytes, 400);
+	ck_near(b.value().stages[1].fit.mem_bytes, 400);
+	ck_near(b.value().iteration_s, a.value().iteration_s);
+}
+END_TEST
+
+START_TEST(test_stage_shapes_read_the_trainers_form)
+{
+	Parsed<std::vector<StageShape>> s = parse_stage_shapes("2:1,4:2");
+	ck_assert(s.ok());
+	ck_assert_int_eq(s.value().size(), 2);
+	ck_assert_int_eq(s.value()[1].end_layer, 4);
+	ck_assert_int_eq(s.value()[1].replicas, 2);
+	ck_assert_string_eq(parse_stage_shapes("2:1,4").error(),
+			    "'4' is not END:REPLICAS (whole numbers >= 1)");
+	ck_assert_string_eq(parse_stage_shapes("2:0").error(),
+			    "'2:0' is not END:REPLICAS (whole numbers >= 1)");
+	ck_assert_string_eq(parse_stage_shapes("").error(), "no stage");
+}
+END_TEST
+
 // ---------------------------------------------------------------- C API ----
 
 START_TEST(test_the_c_api_gives_the_json_and_says_why_not)
@@ -484,6 +525,8 @@ int main(void)
 	tcase_add_test(part, test_bad_settings_are_refused);
 	tcase_add_test(part, test_uneven_links_put_each_stage_on_one_nvlink_pair);
 	tcase_add_test(part, test_the_c_api_gives_the_json_and_says_why_not);
+	tcase_add_test(part, test_gpipe_holds_every_micro_batch_and_1f1b_a_window);
+	tcase_add_test(part, test_stage_shapes_read_the_trainers_form);
 	suite_add_tcase(s, part);
 	TCase *brute = tcase_create("brute force");
 	tcase_set_timeout(brute, 60);

@@ -30,6 +30,7 @@
 #include "models.hpp"
 #include "phase_tracker.hpp"
 #include "layer_profile_mode.hpp"
+#include "parallel_auto.hpp"
 #include "pipeline_trainer.hpp"
 #include "profile_mode.hpp"
 #include "stop_request.hpp"
@@ -457,6 +458,12 @@ int main(int argc, char **argv)
 								    o.profile_layers },
 					       compute_device(env));
 			return 0;
+		}
+		if (o.parallel_auto) {
+			std::string said;
+			o = choose_parallel(o, env, [](const char *n) { return std::getenv(n); }, said);
+			if (env.rank == 0)
+				std::cerr << "omru-train: " << said << "\n";
 		}
 		if (o.pipeline_mode)
 			return train_pipeline(o, env);

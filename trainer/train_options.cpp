@@ -51,8 +51,10 @@ const char kTrainHelp[] =
 	"  --save-params PATH      write each rank's parameters to PATH.RANK (tests)\n"
 	"  --loader-benchmark N    only run the data loader over N batches and print\n"
 	"                          images/s (and per worker); no training\n"
-	"  --parallel data|pipeline  data parallelism (default), or a pipeline of\n"
-	"                          stages given by --pipeline\n"
+	"  --parallel data|pipeline|auto  data parallelism (default), a pipeline of\n"
+	"                          stages given by --pipeline, or the partitioner's\n"
+	"                          choice for the step's processes per node\n"
+	"  --layer-profile PATH    auto: the model's layer profile (--profile-layers)\n"
 	"  --pipeline END:R,...    stages: blocks up to END (exclusive) on R processes\n"
 	"                          each, e.g. 2:1,4:1 (omru-partition's plan)\n"
 	"  --micro-batches M       micro-batches per global batch (4 per first-stage\n"
@@ -125,7 +127,8 @@ TrainOptions parse_train_options(const std::vector<std::string> &argv,
 			  { "max-steps-per-epoch", true }, { "save-params", true },
 			  { "loader-benchmark", true }, { "profile-layers", true },
 			  { "parallel", true }, { "pipeline", true },
-			  { "micro-batches", true }, { "recompute", true } });
+			  { "micro-batches", true }, { "recompute", true },
+			  { "layer-profile", true } });
 	auto env = [&getenv_fn](const char *name) -> std::string {
 		const char *v = getenv_fn(name);
 		return v ? v : "";
@@ -204,9 +207,15 @@ TrainOptions parse_train_options(const std::vector<std::string> &argv,
 	o.save_params = a.get("save-params").value_or("");
 	o.loader_benchmark = static_cast<int>(a.integer("loader-benchmark", 0, 1, 1 << 30));
 	std::string parallel = a.get("parallel").value_or("data");
-	if (parallel != "data" && parallel != "pipeline")
-		throw UsageError("--parallel '" + parallel + "': data or pipeline");
+	if (parallel != "data" && parallel != "pipeline" && parallel != "auto")
+		throw UsageError("--parallel '" + parallel + "': data, pipeline or auto");
 	o.pipeline_mode = parallel == "pipeline";
+	o.parallel_auto = parallel == "auto";
+	o.layer_profile = a.get("layer-profile").value_or("");
+	if (o.parallel_auto != !o.layer_profile.empty())
+		throw UsageError("--parallel auto and --layer-profile FILE go together");
+	if (o.parallel_auto && (!o.checkpoint.empty() || o.elastic))
+		throw UsageError("--parallel auto does not take --checkpoint or --elastic yet");
 	o.pipeline = a.get("pipeline").value_or("");
 	o.micro_batches = static_cast<int>(a.integer("micro-batches", 0, 1, 1 << 16));
 	o.recompute = a.get("recompute").value_or("");

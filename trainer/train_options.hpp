@@ -62,6 +62,8 @@ struct TrainOptions {
 	int micro_batches = 0;
 	std::string recompute;
 	bool profile_skipped = false; // OMRU_PROFILE asked, pipeline mode cannot
+	bool parallel_auto = false;   // --parallel auto (parallel_auto.hpp)
+	std::string layer_profile;    // its --layer-profile
 };
 
 // RET the options, or throws UsageError (libomru/cli_args.hpp) naming what

@@ -84,6 +84,8 @@ Parsed<PipelinePlan> evaluate(StageCosts &costs, const std::vector<StageShape> &
 	}
 	if (first != L)
 		return P::fail("the stages do not cover every layer");
+	if (costs.all_gpus() && pos != costs.gpus())
+		return P::fail("the stages leave GPUs idle");
 	double through = 0, steady = 0, bottleneck = 0;
 	for (int s = 0; s < S; s++) {
 		StagePlan &st = plan.stages[static_cast<size_t>(s)];
@@ -135,6 +137,8 @@ std::vector<PipelinePlan> best_splits(StageCosts &costs, int max_stages)
 		for (int i = 0; i + k <= L; i++)
 			for (int p = 0; p + k <= G; p++)
 				for (int r = 1; p + r + (k - 1) <= G; r++) {
+					if (k == 1 && costs.all_gpus() && p + r != G)
+						continue; // the last stage takes the rest
 					int n = costs.per_replica(r), w = costs.in_flight(r, k);
 					double best = kInf;
 					int bj = -1, br = -1;

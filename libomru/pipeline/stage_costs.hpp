@@ -53,6 +53,9 @@ struct PartitionSettings {
 	double mem_limit_bytes = 0; // per GPU for parameters and activations; 0: none
 	double param_copies = 3;    // weights + gradients + optimizer state
 				    // (SGD with momentum 3, Adam 4)
+	bool all_gpus = false;	    // every GPU serves a stage (a trainer whose
+				    // processes all take part); else the chain's
+				    // end may stay idle
 };
 
 // What a stage holds and costs when it fits.
@@ -74,6 +77,7 @@ class StageCosts {
 
 	int layers() const { return static_cast<int>(prof_.layers.size()); }
 	int gpus() const { return topo_.size(); }
+	bool all_gpus() const { return set_.all_gpus; }
 	int micro_batches() const { return M_; }
 	double micro_batch() const { return m_; }
 	// Micro-batches each of r replicas runs.

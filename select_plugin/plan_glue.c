@@ -555,6 +555,7 @@ static int add_job(job_record_t *job_ptr, time_t now, int *eligible,
 		FREE_NULL_BITMAP(parts);
 		j.eligible = eligible;
 		j.eligible_count = n;
+		j.held = job_waits_for_other_reasons(job_ptr, now);
 	}
 	if (omru_ctl_snapshot_job(ctl, &j, err, sizeof(err)) != OMRU_OK)
 		error("%s: %pJ left out of the plan: %s", plugin_type,
@@ -1043,6 +1044,9 @@ static void store_sync_once(void)
 		return;
 	if (omru_store_batch_save(b, err, sizeof(err)) != OMRU_OK)
 		error("%s: profile store: %s", plugin_type, err);
+	else if (omru_store_batch_from_disk(b))
+		info("%s: profile store changed on disk (omru-profile): plans "
+		     "use what it holds now", plugin_type);
 	slurm_mutex_lock(&plan_lock);
 	if (ctl) {
 		/* Re-plan with what omru-profile or the jobs changed. */

@@ -166,6 +166,7 @@ int omru_ctl_snapshot_job(omru_ctl_t *ctl, const omru_ctl_job_t *job, char *err,
 		omru::controller::JobSnap j;
 		j.job_id = job->job_id;
 		j.running = job->running != 0;
+		j.held = !j.running && job->held != 0;
 		j.submit_s = job->submit_s;
 		j.start_s = job->start_s;
 		j.time_limit_s = job->time_limit_s;
@@ -416,6 +417,7 @@ struct omru_store_batch {
 	omru::profiler::StoreStamp stamp; // in: as last known; out: as now
 	omru::profiler::ProfileStore result;
 	bool saved = false; // result is what the file holds now
+	bool from_disk = false; // another writer (omru-profile) changed the file
 };
 
 namespace {
@@ -457,20 +459,27 @@ int omru_store_batch_save(omru_store_batch_t *b, char *err, size_t errlen)
 				return OMRU_EINVAL;
 			}
 			b->result = st.value();
-			b->saved = true;
+			b->saved = b->from_disk = true;
 			return OMRU_OK;
 		}
+		bool other_writer = omru::profiler::stamp_of(b->path) != b->stamp;
 		std::vector<std::string> warnings;
 		std::string e = omru::profiler::merge_save(b->path, b->ops, {}, &b->result,
 							   &warnings, &b->stamp);
 		// Saved: install the result (it has what omru-profile changed);
 		// not saved: the changes stay in memory, planning goes on.
 		b->saved = e.empty();
+		b->from_disk = b->saved && other_writer;
 		for (const std::string &w : warnings)
 			e += (e.empty() ? "" : "; ") + w;
 		put(err, errlen, e);
 		return e.empty() ? OMRU_OK : OMRU_EINVAL;
 	});
+}
+
+int omru_store_batch_from_disk(const omru_store_batch_t *b)
+{
+	return b && b->from_disk ? 1 : 0;
 }
 
 int omru_ctl_store_install(omru_ctl_t *ctl, omru_store_batch_t *b)

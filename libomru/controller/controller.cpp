@@ -277,6 +277,9 @@ void Controller::plan(const Snapshot &snap, double time_cap_ms)
 	BookFor book_for = [this](uint32_t uid) -> SpeedBook & {
 		return books_.for_user(uid);
 	};
+	for (const JobSnap &j : snap.jobs)
+		if (!j.running && !j.held)
+			resizes_.note_free_to_start(j.job_id, snap.now_s);
 	for (std::string &line : resizes_.expire(snap.now_s))
 		notes_.push_back(std::move(line));
 	for (const JobSnap &j : snap.jobs) {

@@ -73,6 +73,13 @@ std::optional<std::string> ResizeBook::note_resumed(uint32_t job_id, double at_s
 	return std::string(buf);
 }
 
+void ResizeBook::note_free_to_start(uint32_t job_id, double now_s)
+{
+	auto it = open_.find(job_id);
+	if (it != open_.end() && it->second.stopped_s > 0 && !(it->second.free_s > 0))
+		it->second.free_s = now_s;
+}
+
 std::vector<std::string> ResizeBook::expire(double now_s)
 {
 	std::vector<std::string> log;
@@ -80,7 +87,11 @@ std::vector<std::string> ResizeBook::expire(double now_s)
 	for (auto it = open_.begin(); it != open_.end();) {
 		const Resize &r = it->second;
 		bool stopping = !(r.stopped_s > 0);
-		double since = stopping ? r.asked_s : r.stopped_s;
+		// Resuming: Slurm's hold after the requeue may take one grace,
+		// then the job has the grace to start.
+		double since = stopping ? r.asked_s
+			     : r.free_s > 0 ? std::min(r.free_s, r.stopped_s + s_.grace_s)
+					    : r.stopped_s + s_.grace_s;
 		if (now_s - since <= s_.grace_s) {
 			++it;
 			continue;
@@ -91,11 +102,17 @@ std::vector<std::string> ResizeBook::expire(double now_s)
 				      "job %u did not stop within %.0f s of the resize "
 				      "request (%d -> %d GPUs): left running, not resized again",
 				      r.job_id, s_.grace_s, r.from_gpus, r.to_gpus);
-		} else {
+		} else if (r.free_s > 0) {
 			std::snprintf(buf, sizeof(buf),
 				      "job %u was requeued for %d GPUs but has not started "
-				      "there within %.0f s: planned like any pending job",
+				      "there within %.0f s of being free to: planned like "
+				      "any pending job",
 				      r.job_id, r.to_gpus, s_.grace_s);
+		} else {
+			std::snprintf(buf, sizeof(buf),
+				      "job %u was requeued for %d GPUs but Slurm has held it "
+				      "for %.0f s: planned like any pending job",
+				      r.job_id, r.to_gpus, now_s - r.stopped_s);
 		}
 		log.emplace_back(buf);
 		it = open_.erase(it);

@@ -15,9 +15,13 @@
 // restart cost (a resize must pay for itself before the next one: placed by
 // cons_tres, a resumed job can land on other GPUs than planned, and the
 // next plan would otherwise chase the difference).  A job that does not
-// stop within the grace is left running and never resized again (it ignored the request, or its script does not hand the
-// exit status back); a requeued job that cannot start on its new GPUs
-// within the grace is planned like any pending job.  The measured restart
+// stop within the grace is left running and never resized again (it
+// ignored the request, or its script does not hand the exit status back);
+// a requeued job that cannot start on its new GPUs within the grace is
+// planned like any pending job.  That grace counts from when Slurm lets the
+// job start (after its requeue delay, cred_expire + 1 s, and after a
+// slurmctld restart has the nodes back), and that wait itself may take one
+// grace more: a job Slurm holds longer is planned like any pending job too.  The measured restart
 // costs (per model, and over all models) replace the configured
 // RestartOverhead in the plan.  Slurm-free; the glue calls it under its lock.
 #ifndef OMRU_CONTROLLER_RESIZE_BOOK_HPP
@@ -54,6 +58,8 @@ struct Resize {
 	std::vector<std::pair<int, int>> where; // planned: node index, GPUs
 	double asked_s = 0;   // stop request sent
 	double stopped_s = 0; // ended for the requeue (0: still running)
+	double free_s = 0;    // requeued and first seen free to start (0: not
+			      // yet; not saved: counted again after a restart)
 	double cost_s = 0;    // asked to started again (once started)
 };
 
@@ -89,6 +95,8 @@ class ResizeBook {
 	bool ended(uint32_t job_id, bool for_resize, double now_s);
 	// The job started.  RET its resize, cost measured, when it resumed.
 	std::optional<Resize> started(uint32_t job_id, double now_s);
+	// The requeued job is pending and free to start (not held) now.
+	void note_free_to_start(uint32_t job_id, double now_s);
 	// Stops and resumes past the grace are given up.  RET a log line per
 	// job given up; stopping jobs given up are never resized again.
 	std::vector<std::string> expire(double now_s);

@@ -63,6 +63,9 @@ struct JobSnap {
 	// Pending: node indices it may run on (partition, --nodelist,
 	// --exclude, --constraint), ascending; usable nodes only.
 	std::vector<int> eligible;
+	// Pending but not free to start yet (begin time ahead, held, waits
+	// for a dependency): a resized job's resume grace has not begun.
+	bool held = false;
 };
 
 struct Snapshot {

@@ -23,6 +23,17 @@ check() {
   if out=$("$@" 2>&1); then ok "$name"; else not_ok "$name" "$out"; fi
 }
 bail() { echo "Bail out! $*"; exit 1; }
+# eventually TIMEOUT_S CMD...: runs CMD every 0.25 s until it succeeds
+# (for what daemons do after the state a test waited for: a slurmstepd's
+# cleanup, a background thread's next pass); exit 1 with CMD's last output.
+eventually() {
+  local limit=$1 t=0 out; shift
+  while :; do
+    out=$("$@" 2>&1) && return 0
+    [ $t -ge $((limit * 4)) ] && { printf '%s\n' "$out"; return 1; }
+    sleep 0.25; t=$((t + 1))
+  done
+}
 
 # Starts a cluster with both plugins from the build tree under a fresh
 # directory (short path: unix socket paths are limited to 108 bytes).

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "controller/site_profiles.hpp"
+#include "omru/omru_ctl.h"
 #include "profiler/profile_store.hpp"
 #include "profiler/profile_view.hpp"
 #include "profiler/store_file.hpp"
@@ -419,6 +420,41 @@ START_TEST(test_two_writers_merge_and_the_stamp_tells_who_wrote)
 }
 END_TEST
 
+// slurmctld's side through the C API: a batch tells when omru-profile
+// changed the file (the glue logs it), not when slurmctld itself wrote.
+START_TEST(test_controller_batch_tells_when_another_writer_changed_the_file)
+{
+	std::string dir = temp_dir(), path = dir + "/omru/profile_store";
+	omru_ctl_t *c = omru_ctl_create();
+	char err[256];
+	ck_assert_int_eq(omru_ctl_configure(c, "/nonexistent/omru.conf", dir.c_str(), err,
+					    sizeof(err)),
+			 OMRU_OK);
+	ck_assert_int_eq(omru_ctl_store_load(c, err, sizeof(err)), OMRU_OK);
+	auto sync = [&](int *from_disk) {
+		omru_store_batch_t *b = omru_ctl_store_take(c);
+		ck_assert_ptr_nonnull(b);
+		ck_assert_int_eq(omru_store_batch_save(b, err, sizeof(err)), OMRU_OK);
+		*from_disk = omru_store_batch_from_disk(b);
+		return omru_ctl_store_install(c, b);
+	};
+	int from_disk = -1;
+	ck_assert_int_eq(sync(&from_disk), 0); // no file, nothing of ours
+	ck_assert_int_eq(from_disk, 0);
+	ck_assert_string_eq(merge_save(path, { StoreOp::add_row(kSiteUid, row("m", 2, 5, 2, 0,
+									       RowSource::Site)) },
+				       {}, nullptr, nullptr),
+			    "");
+	ck_assert_int_eq(sync(&from_disk), 1); // omru-profile wrote: re-read
+	ck_assert_int_eq(from_disk, 1);
+	ck_assert_int_eq(sync(&from_disk), 0); // unchanged since
+	ck_assert_int_eq(from_disk, 0);
+	ck_assert_int_eq(omru_store_batch_from_disk(nullptr), 0);
+	omru_ctl_destroy(c);
+	rm_dir(dir);
+}
+END_TEST
+
 START_TEST(test_corrupt_file_is_moved_aside_and_the_store_starts_empty)
 {
 	std::string dir = temp_dir(), path = dir + "/profile_store";
@@ -618,6 +654,7 @@ int main(void)
 	TCase *file = tcase_create("file");
 	tcase_add_test(file, test_missing_file_is_an_empty_store_and_a_save_reads_back);
 	tcase_add_test(file, test_two_writers_merge_and_the_stamp_tells_who_wrote);
+	tcase_add_test(file, test_controller_batch_tells_when_another_writer_changed_the_file);
 	tcase_add_test(file, test_corrupt_file_is_moved_aside_and_the_store_starts_empty);
 	tcase_add_test(file, test_oversized_or_odd_files_are_refused);
 	suite_add_tcase(s, file);

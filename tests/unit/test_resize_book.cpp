@@ -124,12 +124,52 @@ START_TEST(test_book_gives_up_a_job_that_does_not_stop)
 	ck_assert(log[0].find("job 7 did not stop within 60 s") != std::string::npos);
 	ck_assert(b.refused(7));
 	ck_assert(!b.request(resize(7, "fast", 1, 4, 1100))); // never again
-	// A job requeued but never started again is only planned anew.
+	// A job requeued but never started again is only planned anew: the
+	// grace counts from when Slurm lets it start (first seen so) ...
 	ck_assert(b.request(resize(8, "fast", 1, 4, 1000)));
+	b.note_free_to_start(8, 1000); // still stopping: not yet
 	ck_assert(b.ended(8, true, 1001));
-	ck_assert_int_eq(b.expire(1070).size(), 1);
+	ck_assert(b.expire(1040).empty()); // held by Slurm's requeue delay
+	b.note_free_to_start(8, 1050);
+	b.note_free_to_start(8, 1055); // the first time counts
+	ck_assert(b.expire(1070).empty());
+	ck_assert(b.expire(1110).empty());
+	log = b.expire(1111);
+	ck_assert_int_eq(log.size(), 1);
+	ck_assert_str_eq(log[0].c_str(), "job 8 was requeued for 4 GPUs but has not started "
+					 "there within 60 s of being free to: planned like any "
+					 "pending job");
 	ck_assert(!b.refused(8));
-	ck_assert(b.request(resize(8, "fast", 1, 4, 1100)));
+	ck_assert(b.request(resize(8, "fast", 1, 4, 1200)));
+}
+END_TEST
+
+START_TEST(test_book_bounds_the_wait_slurm_holds_a_requeued_job)
+{
+	ResizeBook b(settings().resize);
+	// Held all along: one grace of hold, then the grace to start.
+	ck_assert(b.request(resize(9, "fast", 1, 4, 1000)));
+	ck_assert(b.ended(9, true, 1001));
+	ck_assert(b.expire(1121).empty());
+	auto log = b.expire(1122);
+	ck_assert_int_eq(log.size(), 1);
+	ck_assert_str_eq(log[0].c_str(), "job 9 was requeued for 4 GPUs but Slurm has held it "
+					 "for 121 s: planned like any pending job");
+	ck_assert(b.under_way(9) == nullptr);
+	// Free to start only after more than a grace of hold: the hold
+	// counted up to one grace, the start has one more.
+	ck_assert(b.request(resize(10, "fast", 1, 4, 2000)));
+	ck_assert(b.ended(10, true, 2001));
+	b.note_free_to_start(10, 2100);
+	ck_assert(b.expire(2121).empty());
+	ck_assert_int_eq(b.expire(2122).size(), 1);
+	// Started within it: measured as usual.
+	ck_assert(b.request(resize(11, "fast", 1, 4, 3000)));
+	ck_assert(b.ended(11, true, 3001));
+	ck_assert(b.expire(3030).empty());
+	b.note_free_to_start(11, 3040);
+	ck_assert(b.expire(3100).empty());
+	ck_assert(b.started(11, 3100).has_value());
 }
 END_TEST
 
@@ -309,6 +349,49 @@ START_TEST(test_controller_resizes_once_and_starts_the_requeued_job_first)
 	auto r = c.job_started(1, 1015);
 	ck_assert(r.has_value());
 	ck_assert_double_eq_tol(r->cost_s, 15, 1e-9);
+}
+END_TEST
+
+// Slurm holds a requeued job (its requeue delay; the nodes after a
+// slurmctld restart): the grace to start counts from the first snapshot
+// where it is pending and free to start.
+START_TEST(test_the_resume_grace_counts_from_when_slurm_frees_the_job)
+{
+	Controller c(fast_profiles(), settings(10));
+	Snapshot s;
+	s.now_s = 1000;
+	s.nodes = { node4() };
+	s.nodes[0].gpus_alloc = 1;
+	s.jobs = { running_elastic(1, 1, 900) };
+	c.plan(s);
+	ck_assert(c.job_stopped(1, true, 1002));
+	JobSnap requeued = running_elastic(1, 1, 900);
+	requeued.running = false;
+	requeued.where.clear();
+	requeued.eligible = { 0 };
+	requeued.held = true;
+	s.nodes[0].gpus_alloc = 0;
+	s.jobs = { requeued };
+	for (double t : { 1030.0, 1055.0 }) {
+		s.now_s = t;
+		c.plan(s);
+	}
+	ck_assert_ptr_nonnull(c.resizes().under_way(1)); // 53 s held
+	s.jobs[0].held = false;
+	s.now_s = 1060; // free from here: until 1120, past the 60 s grace
+	c.plan(s);
+	s.now_s = 1120;
+	c.plan(s);
+	ck_assert_ptr_nonnull(c.resizes().under_way(1));
+	s.now_s = 1121;
+	c.plan(s);
+	ck_assert_ptr_null(c.resizes().under_way(1));
+	std::string line;
+	bool named = false;
+	while (c.pop_note(line))
+		named = named || line.find("job 1 was requeued for 4 GPUs but has not started "
+					   "there within 60 s of being free to") == 0;
+	ck_assert(named);
 }
 END_TEST
 
@@ -534,6 +617,7 @@ int main(void)
 	TCase *tc = tcase_create("resize_book");
 	tcase_add_test(tc, test_book_measures_the_restart_cost_of_a_resumed_job);
 	tcase_add_test(tc, test_book_gives_up_a_job_that_does_not_stop);
+	tcase_add_test(tc, test_book_bounds_the_wait_slurm_holds_a_requeued_job);
 	tcase_add_test(tc, test_book_forgets_a_job_that_ended_otherwise);
 	tcase_add_test(tc, test_only_elastic_running_jobs_are_resizable_at_the_priced_cost);
 	tcase_add_test(tc, test_a_resumed_job_rests_before_another_resize);
@@ -541,6 +625,7 @@ int main(void)
 	tcase_add_test(tc, test_a_stopping_job_holds_its_gpus_and_its_new_ones);
 	tcase_add_test(tc, test_a_requeued_job_is_planned_on_its_new_gpus_with_the_work_left);
 	tcase_add_test(tc, test_controller_resizes_once_and_starts_the_requeued_job_first);
+	tcase_add_test(tc, test_the_resume_grace_counts_from_when_slurm_frees_the_job);
 	tcase_add_test(tc, test_a_late_phase_job_is_shrunk_so_a_waiting_job_starts);
 	tcase_add_test(tc, test_the_cost_runs_until_the_trainer_trains_again);
 	tcase_add_test(tc, test_the_book_survives_a_restart_through_its_state_file);

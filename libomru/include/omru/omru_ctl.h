@@ -82,6 +82,9 @@ typedef struct {
 	/* Pending: node indices it may start on, ascending, usable only. */
 	const int *eligible;
 	int eligible_count;
+	/* Pending but not free to start yet (a begin time ahead, such as
+	 * Slurm's delay after a requeue; a hold; a dependency). */
+	int held;
 	uint32_t uid; /* the job's user: whose measured profiles price it */
 	/* Its AdminComment (what its node reported; a requeued job's
 	 * epochs_done), or NULL. */
@@ -209,10 +212,13 @@ int omru_ctl_job_started(omru_ctl_t *ctl, uint32_t job_id, double now_s,
  * or reads the file when omru-profile replaced it), and under the lock
  * again install the result (omru_ctl_store_install, which frees the batch
  * and RET 1 when the store the plans use changed, else 0).
+ * omru_store_batch_from_disk RET 1 when the save found the file changed
+ * by another writer (omru-profile) and the result holds that, else 0.
  */
 typedef struct omru_store_batch omru_store_batch_t;
 omru_store_batch_t *omru_ctl_store_take(omru_ctl_t *ctl);
 int omru_store_batch_save(omru_store_batch_t *b, char *err, size_t errlen);
+int omru_store_batch_from_disk(const omru_store_batch_t *b);
 int omru_ctl_store_install(omru_ctl_t *ctl, omru_store_batch_t *b);
 /* omru_ctl_store_load - read the store at start (a corrupt file is
  * reported and ignored, planning goes on without it). */

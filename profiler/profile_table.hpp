@@ -48,6 +48,24 @@ class ProfileTable {
 	std::optional<double> best_epoch_s(int model, int gpus,
 					   const Cluster &c) const;
 
+	// Every row's epoch time times factor(model, gpus, nodes) (nodes 0:
+	// a row without a node count); a factor that is not finite and > 0
+	// leaves the row as it is.  For what changes how a model trains
+	// (pipeline_gain.hpp); the rows stay the same rows.
+	template <typename Factor> ProfileTable scaled(Factor factor) const
+	{
+		ProfileTable t = *this;
+		for (size_t m = 0; m < t.models_.size(); m++)
+			for (size_t g = 0; g < t.models_[m].by_gpus.size(); g++)
+				for (Row &r : t.models_[m].by_gpus[g]) {
+					double f = factor(static_cast<int>(m), static_cast<int>(g),
+							  r.nodes);
+					if (f > 0 && f < 1e300)
+						r.epoch_s *= f;
+				}
+		return t;
+	}
+
     private:
 	struct Row {
 		int nodes; // 0: no node count given

@@ -35,6 +35,7 @@ int compare_main(const std::vector<std::string> &argv)
 				{ { "policies", true }, { "gantt", true },
 				  { "json", false } }));
 	SimInputs in = read_sim_inputs(args);
+	print_pipeline_notes(in, std::cerr);
 	PolicyOptions opts = read_policy_options(args);
 	std::vector<std::string> names;
 	if (auto list = args.get("policies")) {

@@ -20,6 +20,7 @@ static const char kUsage[] =
 	"usage: omru-sim --cluster NxG --profiles P.csv --workload W.csv --policy NAME\n"
 	"                [--gpu-links FILE] [--schedule-out S.csv] [--json]\n"
 	"                [--gantt OUT.svg] [--restart-overhead SECONDS] [policy options]\n"
+	"                [--layer-profiles DIR [--batch-per-gpu N] [--gpu-mem-gib X]]\n"
 	"       omru-sim validate --cluster NxG --profiles P.csv --workload W.csv\n"
 	"                --schedule S.csv [--restart-overhead SECONDS]\n"
 	"       omru-sim compare --cluster NxG --profiles P.csv --workload W.csv\n"
@@ -50,6 +51,13 @@ static void print_help()
 		"  --json                   print the summary as one JSON object\n"
 		"  --gantt FILE             write a Gantt chart (SVG)\n"
 		"  --restart-overhead S     seconds a job pays each time it resumes (default 0)\n"
+		"  --layer-profiles DIR     models with a layer profile DIR/MODEL.csv (omru-train\n"
+		"                           --profile-layers) train as the partitioner's best\n"
+		"                           pipeline-hybrid split where it beats data parallelism\n"
+		"                           on the nodes' links: each row's epoch time x (split /\n"
+		"                           data parallel), both predicted (omru-partition(1))\n"
+		"  --batch-per-gpu N        with --layer-profiles: samples per GPU (default 32)\n"
+		"  --gpu-mem-gib X          with --layer-profiles: memory per GPU (default: none)\n"
 		"policy options:\n"
 		"  --walltime-factor F      backfill: walltime estimate = F x true runtime (>= 1, default 1)\n"
 		"  --tiresias-thresholds L  tiresias: queue thresholds, GPU-seconds (default 3600)\n"
@@ -79,6 +87,7 @@ static int run_main(const std::vector<std::string> &argv)
 		throw UsageError("--schedule-out - and --json would both write to "
 				 "standard output; send one to a file");
 	SimInputs in = read_sim_inputs(args);
+	print_pipeline_notes(in, std::cerr);
 	PolicyRun run = run_policy(args.required("policy"), in,
 				   read_policy_options(args), isatty(2));
 	if (!run.error.empty()) {
@@ -113,6 +122,7 @@ static int validate_main(const std::vector<std::string> &argv)
 {
 	CliArgs args(argv, join(kInputOptions, { { "schedule", true } }));
 	SimInputs in = read_sim_inputs(args);
+	print_pipeline_notes(in, std::cerr);
 	std::string path = args.required("schedule");
 	Schedule s = schedule_from_csv(CsvTable::read_file(path), in.workload);
 	auto violations = validate_schedule(in.cluster, in.profiles, in.workload,

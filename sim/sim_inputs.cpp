@@ -3,6 +3,7 @@
 
 #include "model/csv_table.hpp"
 #include "sim/cluster_spec.hpp"
+#include "sim/pipeline_profiles.hpp"
 
 namespace omru {
 
@@ -10,6 +11,7 @@ const std::vector<OptionSpec> kInputOptions = {
 	{ "cluster", true }, { "cluster-file", true }, { "gpu-links", true },
 	{ "profiles", true }, { "workload", true },
 	{ "restart-overhead", true },
+	{ "layer-profiles", true }, { "batch-per-gpu", true }, { "gpu-mem-gib", true },
 };
 
 const std::vector<OptionSpec> kPolicyOptions = {
@@ -80,8 +82,27 @@ SimInputs read_sim_inputs(const CliArgs &args)
 	std::string workload = args.required("workload");
 	in.restart_overhead_s = args.number("restart-overhead", 0, 0, 1e9);
 	in.profiles = ProfileTable::from_csv(CsvTable::read_file(profiles));
+	if (auto dir = args.get("layer-profiles")) {
+		pipeline::PipelineGainSettings s;
+		s.batch_per_gpu = static_cast<int>(args.integer("batch-per-gpu", 32, 1, 1 << 20));
+		s.mem_limit_bytes = args.number("gpu-mem-gib", 0, 0, 1e6) * 1073741824.0;
+		const GpuLinks *links = in.gpu_links ? in.gpu_links.get() : nullptr;
+		for (const auto &l : in.node_links)
+			if (!links && l)
+				links = l.get(); // nodes alike: the first node's
+		in.profiles = with_pipeline_splits(in.profiles, in.cluster, links, *dir, s,
+						   &in.pipeline_notes);
+	} else if (args.has("batch-per-gpu") || args.has("gpu-mem-gib")) {
+		throw UsageError("--batch-per-gpu and --gpu-mem-gib go with --layer-profiles");
+	}
 	in.workload = workload_from_csv(CsvTable::read_file(workload), in.profiles);
 	return in;
+}
+
+void print_pipeline_notes(const SimInputs &in, std::ostream &out)
+{
+	for (const std::string &line : in.pipeline_notes)
+		out << "omru-sim: --layer-profiles: " << line << "\n";
 }
 
 static std::vector<double> parse_thresholds(const std::string &v)

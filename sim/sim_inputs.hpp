@@ -4,6 +4,7 @@
 #define OMRU_SIM_SIM_INPUTS_HPP
 
 #include <memory>
+#include <ostream>
 #include <vector>
 
 #include "cli_args.hpp"
@@ -23,6 +24,9 @@ struct SimInputs {
 	ProfileTable profiles;
 	Workload workload;
 	double restart_overhead_s = 0;
+	// --layer-profiles: a line per model saying where splits pay
+	// (pipeline_profiles.hpp), for standard error.
+	std::vector<std::string> pipeline_notes;
 };
 
 // The options SimInputs reads, for CliArgs.
@@ -32,6 +36,8 @@ extern const std::vector<OptionSpec> kPolicyOptions;
 
 // Throws UsageError (bad option) or InputError (malformed file).
 SimInputs read_sim_inputs(const CliArgs &args);
+// What --layer-profiles made of the models, one "omru-sim: " line each.
+void print_pipeline_notes(const SimInputs &in, std::ostream &out);
 PolicyOptions read_policy_options(const CliArgs &args);
 
 std::vector<OptionSpec> join(std::vector<OptionSpec> a,

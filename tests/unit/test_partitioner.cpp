@@ -14,6 +14,7 @@
 
 #include "omru/omru_pipeline.h"
 #include "pipeline/partitioner.hpp"
+#include "pipeline/pipeline_gain.hpp"
 
 using namespace omru;
 using namespace omru::pipeline;
@@ -483,6 +484,40 @@ START_TEST(test_the_dynamic_program_finds_the_least_bottleneck_of_every_split)
 }
 END_TEST
 
+// The planner's view (pipeline_gain): the large model above on two nodes
+// (one GPU each, 1 GB/s, a sample per GPU) trains as the two-stage split
+// in 11 / 1006 of data parallelism's time; the small one on two PCIe GPUs
+// of a node stays data parallel; with memory for nothing the row stands.
+START_TEST(test_the_gain_of_a_split_is_its_time_over_data_parallel)
+{
+	LayerProfile large = profile_of("a,1,1,2,1000000,0,500000000\n"
+					"b,1,1,2,1000000,0,500000000\n");
+	PipelineGainSettings s;
+	s.batch_per_gpu = 1;
+	s.speeds = no_latency(1);
+	Parsed<PipelineGain> g = pipeline_gain(large, nullptr, 2, 2, 1, s);
+	ck_assert_msg(g.ok(), "%s", g.error().c_str());
+	ck_near(g.value().factor, 0.011 / 1.006);
+	ck_assert_int_eq(g.value().stages, 2);
+	ck_assert_string_eq(g.value().split, "1:1,2:1");
+	LayerProfile small = profile_of("a,1,1,2,1000,0,1000000\nb,1,1,2,1000,0,1000000\n");
+	g = pipeline_gain(small, nullptr, 2, 1, 2, s);
+	ck_assert(g.ok());
+	ck_assert_double_eq(g.value().factor, 1);
+	ck_assert_int_eq(g.value().stages, 1);
+	s.mem_limit_bytes = 1;
+	g = pipeline_gain(large, nullptr, 2, 2, 1, s);
+	ck_assert(g.ok());
+	ck_assert_double_eq(g.value().factor, 1);
+	// Not a spread, or past the partitioner: said.
+	ck_assert_string_eq(pipeline_gain(large, nullptr, 3, 1, 2, s).error(),
+			    "3 GPUs on 1 node(s) of 2 is not a spread");
+	ck_assert_string_eq(pipeline_gain(large, nullptr, 1, 2, 2, s).error(),
+			    "1 GPUs on 2 node(s) of 2 is not a spread");
+	ck_assert(!pipeline_gain(large, nullptr, 64, 8, 8, s).ok());
+}
+END_TEST
+
 START_TEST(test_the_answer_is_never_slower_than_data_parallel)
 {
 	uint64_t seed = 777;
@@ -529,6 +564,7 @@ int main(void)
 	tcase_add_test(part, test_the_c_api_gives_the_json_and_says_why_not);
 	tcase_add_test(part, test_gpipe_holds_every_micro_batch_and_1f1b_a_window);
 	tcase_add_test(part, test_stage_shapes_read_the_trainers_form);
+	tcase_add_test(part, test_the_gain_of_a_split_is_its_time_over_data_parallel);
 	suite_add_tcase(s, part);
 	TCase *brute = tcase_create("brute force");
 	tcase_set_timeout(brute, 60);

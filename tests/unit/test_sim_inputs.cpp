@@ -98,6 +98,28 @@ START_TEST(test_profile_counts_are_sorted_and_distinct)
 }
 END_TEST
 
+// What a pipeline split saves scales rows by model and spread; a row
+// without a node count is asked as nodes 0; a bad factor keeps the row.
+START_TEST(test_scaled_profiles_keep_the_rows_and_scale_their_times)
+{
+	ProfileTable p = ProfileTable::from_csv(CsvTable::parse(
+		"p.csv", "model,gpus,epoch_s,nodes\nm,2,10,1\nm,2,12,2\nm,4,8\nk,1,5,1\n"));
+	int m = p.model_id("m"), k = p.model_id("k");
+	ProfileTable s = p.scaled([&](int model, int gpus, int nodes) {
+		if (model == k)
+			return -1.0; // not a factor: left alone
+		return gpus == 2 && nodes == 2 ? 0.5 : nodes == 0 ? 0.25 : 1.0;
+	});
+	ck_assert_double_eq(*s.epoch_s(m, 2, 1), 10);
+	ck_assert_double_eq(*s.epoch_s(m, 2, 2), 6);
+	ck_assert_double_eq(*s.epoch_s(m, 4, 3), 2);
+	ck_assert_double_eq(*s.epoch_s(k, 1, 1), 5);
+	ck_assert(!s.epoch_s(k, 2, 1));
+	ck_assert_int_eq(s.counts(m).size(), 2);
+	ck_assert_double_eq(*p.epoch_s(m, 2, 2), 12); // the original stays
+}
+END_TEST
+
 START_TEST(test_profile_errors_name_file_line_and_column)
 {
 	ck_assert_string_eq(profile_error("model,gpus,epoch_s\nm,1,0\n"),
@@ -305,6 +327,7 @@ int main(void)
 	Suite *s = suite_create("sim_inputs");
 	TCase *tc = tcase_create("formats");
 	tcase_add_test(tc, test_cluster_spec_parses_nodes_and_gpus);
+	tcase_add_test(tc, test_scaled_profiles_keep_the_rows_and_scale_their_times);
 	tcase_add_test(tc, test_cluster_spec_rejects_malformed_values);
 	tcase_add_test(tc, test_profile_lookup_prefers_the_exact_spread);
 	tcase_add_test(tc, test_profile_row_without_nodes_applies_to_any_spread);

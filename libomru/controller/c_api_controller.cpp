@@ -92,14 +92,32 @@ int omru_ctl_configure(omru_ctl_t *ctl, const char *conf_path,
 			put(err, errlen, prof.error());
 			return OMRU_EINVAL;
 		}
+		omru::controller::PlanSettings settings = settings_of(conf.value());
+		std::string models;
+		if (!conf.value().layer_profile_dir.empty()) {
+			auto layers = omru::controller::load_layer_profiles(
+				conf.value().layer_profile_dir);
+			if (!layers.ok()) {
+				put(err, errlen, layers.error());
+				return OMRU_EINVAL;
+			}
+			omru::pipeline::PipelineGainSettings gs;
+			gs.batch_per_gpu = conf.value().pipeline_batch;
+			gs.mem_limit_bytes = conf.value().pipeline_gpu_mem_gib * 1073741824.0;
+			settings.pipeline = std::make_shared<omru::controller::PipelineGains>(
+				layers.value(), gs);
+			for (const auto &kv : layers.value())
+				models += (models.empty() ? "" : ", ") + kv.first;
+		}
 		ctl->conf = conf.value();
+		ctl->layer_models = models;
 		ctl->state_dir = ctl->conf.state_dir.empty()
 					 ? std::string(state_save_location ? state_save_location : ".") + "/omru"
 					 : ctl->conf.state_dir;
 		ctl->warnings.clear();
 		for (const std::string &w : prof.value().warnings)
 			ctl->warnings += (ctl->warnings.empty() ? "" : "; ") + w;
-		ctl->ctl->reconfigure(prof.value(), settings_of(ctl->conf));
+		ctl->ctl->reconfigure(prof.value(), settings);
 		return OMRU_OK;
 	});
 }
@@ -119,7 +137,13 @@ void omru_ctl_describe(const omru_ctl_t *ctl, char *buf, size_t len)
 {
 	guarded(buf, len, [&] {
 		std::string s = omru::controller::format_omru_conf(ctl->conf) +
-				" (state in " + ctl->state_dir + ")";
+				" (state in " + ctl->state_dir +
+				(ctl->conf.layer_profile_dir.empty()
+					 ? std::string()
+					 : "; pipeline splits for " +
+						   (ctl->layer_models.empty() ? std::string("no model")
+									      : ctl->layer_models)) +
+				")";
 		if (!ctl->warnings.empty())
 			s += " ; " + ctl->warnings;
 		put(buf, len, s);

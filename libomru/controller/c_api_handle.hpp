@@ -15,6 +15,7 @@ struct omru_ctl {
 	omru::controller::OmruConf conf;
 	std::string state_dir;
 	std::string warnings;
+	std::string layer_models; // LayerProfileDir='s models, ", "-joined
 	std::unique_ptr<omru::controller::Controller> ctl;
 	omru::controller::Snapshot snap;
 	bool snap_ok = false;

@@ -237,6 +237,18 @@ const std::vector<Key> &keys()
 		  [](std::string_view v, size_t, OmruConf &c, Seen &) {
 			  return number_in(v, 0, 1, c.phase_threshold, "a fraction");
 		  } },
+		{ "LayerProfileDir",
+		  [](std::string_view v, size_t, OmruConf &c, Seen &) {
+			  return path_value(v, c.layer_profile_dir);
+		  } },
+		{ "PipelineBatch",
+		  [](std::string_view v, size_t, OmruConf &c, Seen &) {
+			  return whole_in(v, 1, 1 << 20, c.pipeline_batch);
+		  } },
+		{ "PipelineGpuMem",
+		  [](std::string_view v, size_t, OmruConf &c, Seen &) {
+			  return number_in(v, 0, 1 << 20, c.pipeline_gpu_mem_gib, "GiB");
+		  } },
 		{ "LogPlans",
 		  [](std::string_view v, size_t, OmruConf &c, Seen &) -> std::string {
 			  return parse_bool(v, c.log_plans) ? "" : "must be yes or no";
@@ -409,6 +421,10 @@ std::string format_omru_conf(const OmruConf &c)
 	s += " ResizeMargin=" + fmt(c.resize_margin);
 	s += std::string(" PhaseAware=") + (c.phase_aware ? "yes" : "no");
 	s += " PhaseThreshold=" + fmt(c.phase_threshold);
+	s += " LayerProfileDir=" +
+	     (c.layer_profile_dir.empty() ? std::string("(none)") : c.layer_profile_dir);
+	s += " PipelineBatch=" + std::to_string(c.pipeline_batch);
+	s += " PipelineGpuMem=" + fmt(c.pipeline_gpu_mem_gib);
 	return s;
 }
 

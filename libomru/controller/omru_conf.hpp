@@ -36,11 +36,14 @@ struct OmruConf {
 	double resize_margin = 0.1;             // ResizeMargin=, 0..10
 	bool phase_aware = true;                // PhaseAware=: shrink late-phase jobs to admit
 	double phase_threshold = 0.5;           // PhaseThreshold=, 0..1 (training_phase.hpp)
+	std::string layer_profile_dir;          // LayerProfileDir=; "" = none
+	int pipeline_batch = 32;                // PipelineBatch=, 1..1048576 samples per GPU
+	double pipeline_gpu_mem_gib = 0;        // PipelineGpuMem=, 0..1048576 GiB; 0 = no limit
 };
 
 constexpr size_t kMaxOmruConfBytes = 1u << 20; // the whole file
 constexpr size_t kMaxOmruConfLine = 4096;      // one line, without its newline
-constexpr size_t kMaxOmruConfPath = 4095;      // ProfileFile=, StateDir=
+constexpr size_t kMaxOmruConfPath = 4095;      // ProfileFile=, StateDir=, LayerProfileDir=
 
 // None of these throws anything but std::bad_alloc.
 

@@ -44,6 +44,13 @@ class Builder {
 	SpeedBook &book_of(const JobSnap &j) const { return book_for_(j.uid); }
 	const SpeedModel *speed_of(SpeedBook &b) { return b.model_for(nodes_, gpn_); }
 	int model_of(const JobSnap &j) const;
+	// What a pipeline-hybrid split makes of the job's epoch time at g
+	// GPUs over k nodes (1: data parallelism).
+	double split_factor(const JobSnap &j, int g, int k) const
+	{
+		return settings_.pipeline ? settings_.pipeline->gain(j.model, g, k, gpn_).factor
+					  : 1.0;
+	}
 	int curve(const JobSnap &j);
 	int node_set(const std::vector<int> &eligible);
 	// Jobs with a resize under way go to add_held (build() routes them).
@@ -110,7 +117,8 @@ int Builder::curve(const JobSnap &j)
 			continue;
 		std::vector<double> by_nodes(std::min(g, nodes_) + 1, planner::kNoRow);
 		for (int k = kmin; k <= kmax; k++)
-			by_nodes[k] = m >= 0 ? model->spread(m, g, k).epoch_s : runtime;
+			by_nodes[k] = m >= 0 ? model->spread(m, g, k).epoch_s * split_factor(j, g, k)
+					     : runtime;
 		cv.gpus.push_back(g);
 		cv.epoch_s.push_back(std::move(by_nodes));
 	}

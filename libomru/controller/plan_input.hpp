@@ -8,6 +8,8 @@
 //    know: every count of its --omru-gpus range the cluster can hold, priced
 //    by the speed model (measured rows exact, other counts estimated);
 //    profile=site where the planned count was measured, else estimated;
+//    a model with a layer profile (LayerProfileDir=) at the time its best
+//    pipeline-hybrid split takes where that beats data parallelism;
 //  - an OMRU job whose model no profile knows, or without --omru-epochs:
 //    its minimum count only, running for its time limit (profile=default);
 //  - a plain GPU job: rigid at its own count, running for its time limit,
@@ -23,6 +25,7 @@
 #include <tuple>
 #include <vector>
 
+#include "controller/pipeline_gains.hpp"
 #include "controller/resize_book.hpp"
 #include "controller/snapshot.hpp"
 #include "profiler/profile_table.hpp"
@@ -56,6 +59,9 @@ struct PlanSettings {
 	// timed by the resize book (resize_book.hpp).
 	bool elastic = true;
 	ResizeSettings resize;
+	// LayerProfileDir=: profiled models' curves count on pipeline-hybrid
+	// splits (pipeline_gains.hpp); null: data parallelism only.
+	std::shared_ptr<PipelineGains> pipeline;
 };
 
 class SpeedBook;

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "controller/controller.hpp"
@@ -626,6 +627,72 @@ START_TEST(test_c_api_learns_the_loader_need_and_writes_the_cpus)
 }
 END_TEST
 
+// LayerProfileDir=: a model whose data-parallel epochs do not get shorter
+// with GPUs (1 GB of parameters to allreduce) runs on one GPU; with its
+// layer profile a two-stage split pays for more GPUs, and the plan gives
+// them.  A profile that does not parse refuses the configuration.
+static int planned_gpus(omru_ctl_t *c)
+{
+	char err[256];
+	omru_job_options_t o = {};
+	o.set = OMRU_OPT_MODEL | OMRU_OPT_EPOCHS | OMRU_OPT_GPUS;
+	std::snprintf(o.model, sizeof(o.model), "flat");
+	o.epochs = 10;
+	o.gpus_min = 1;
+	o.gpus_max = 4;
+	ck_assert_int_eq(omru_ctl_snapshot_begin(c, 100, 1), OMRU_OK);
+	ck_assert_int_eq(omru_ctl_snapshot_node(c, 0, "n1", 4, 0, 1), OMRU_OK);
+	int elig[] = { 0 };
+	omru_ctl_job_t j = {};
+	j.job_id = 42;
+	j.submit_s = 90;
+	j.gpus = 1;
+	j.opts = &o;
+	j.eligible = elig;
+	j.eligible_count = 1;
+	ck_assert_int_eq(omru_ctl_snapshot_job(c, &j, err, sizeof(err)), OMRU_OK);
+	ck_assert_int_eq(omru_ctl_plan(c, err, sizeof(err)), OMRU_OK);
+	omru_ctl_decision_t d;
+	ck_assert_int_eq(omru_ctl_lookup(c, 42, &d), 1);
+	ck_assert_int_eq(d.kind, OMRU_DECIDE_START);
+	return d.gpus;
+}
+
+START_TEST(test_c_api_counts_on_pipeline_splits_of_profiled_models)
+{
+	char dir[] = "/tmp/omru-layers-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	std::string d = dir, conf = d + "/omru.conf", layers = d + "/layers";
+	ck_assert_int_eq(mkdir(layers.c_str(), 0700), 0);
+	std::ofstream(d + "/p.csv") << "model,gpus,epoch_s\nflat,1,100\nflat,2,100\nflat,4,100\n";
+	std::ofstream(conf) << "ProfileFile=" << d << "/p.csv\n";
+	omru_ctl_t *c = omru_ctl_create();
+	char err[256], said[1024];
+	ck_assert_int_eq(omru_ctl_configure(c, conf.c_str(), "/tmp", err, sizeof(err)), OMRU_OK);
+	ck_assert_int_eq(planned_gpus(c), 1);
+	std::ofstream(layers + "/flat.csv")
+		<< "layer,batch,fwd_ms,bwd_ms,out_bytes,stash_bytes,param_bytes\n"
+		   "a,1,1,2,1000,0,500000000\nb,1,1,2,1000,0,500000000\n";
+	std::ofstream(conf) << "ProfileFile=" << d << "/p.csv\nLayerProfileDir=" << layers
+			    << "\nPipelineBatch=1\n";
+	ck_assert_int_eq(omru_ctl_configure(c, conf.c_str(), "/tmp", err, sizeof(err)), OMRU_OK);
+	omru_ctl_describe(c, said, sizeof(said));
+	ck_assert_msg(std::strstr(said, "; pipeline splits for flat)"), "%s", said);
+	ck_assert_int_gt(planned_gpus(c), 1);
+	std::ofstream(layers + "/bad.csv") << "layer,batch,fwd_ms\n";
+	ck_assert_int_eq(omru_ctl_configure(c, conf.c_str(), "/tmp", err, sizeof(err)), OMRU_EINVAL);
+	ck_assert_msg(std::strstr(err, "/layers/bad.csv:1:"), "%s", err);
+	ck_assert_int_gt(planned_gpus(c), 1); // the last good configuration stays
+	omru_ctl_destroy(c);
+	std::remove((layers + "/flat.csv").c_str());
+	std::remove((layers + "/bad.csv").c_str());
+	rmdir(layers.c_str());
+	std::remove(conf.c_str());
+	std::remove((d + "/p.csv").c_str());
+	rmdir(dir);
+}
+END_TEST
+
 START_TEST(test_select_gpus_prefers_the_nvlinked_pair)
 {
 	// GPUs 0-1 and 2-3 NVLinked; 1 is busy: the pair is 2,3, not 0,2.
@@ -644,6 +711,7 @@ int main(void)
 	Suite *s = suite_create("controller");
 	TCase *tc = tcase_create("controller");
 	tcase_add_test(tc, test_known_model_gets_every_count_of_its_range);
+	tcase_add_test(tc, test_c_api_counts_on_pipeline_splits_of_profiled_models);
 	tcase_add_test(tc, test_unknown_model_runs_its_minimum_for_its_time_limit);
 	tcase_add_test(tc, test_plain_job_is_rigid_and_priced_at_its_time_limit);
 	tcase_add_test(tc, test_plain_job_without_limit_uses_the_default_runtime);

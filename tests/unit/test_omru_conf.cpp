@@ -217,7 +217,8 @@ START_TEST(test_unknown_key_lists_the_known_ones)
 			    "PlanIntervalMax, PlanTimeMax, CorrectionMargin, CpusPerGpu, LoaderCpus, "
 			    "PlanRigidJobs, "
 			    "MaxPendingPlanned, Elastic, ElasticGrace, RestartOverhead, "
-			    "ResizeMargin, PhaseAware, PhaseThreshold, LogPlans)");
+			    "ResizeMargin, PhaseAware, PhaseThreshold, LayerProfileDir, "
+			    "PipelineBatch, PipelineGpuMem, LogPlans)");
 }
 END_TEST
 
@@ -230,6 +231,12 @@ START_TEST(test_elastic_keys_are_checked)
 	ck_assert(error_of("ResizeMargin=11").find("ResizeMargin=11:") != std::string::npos);
 	ck_assert(error_of("PhaseThreshold=1.5").find("PhaseThreshold=1.5:") != std::string::npos);
 	ck_assert(error_of("PhaseAware=maybe").find("must be yes or no") != std::string::npos);
+	ck_assert_string_eq(error_of("LayerProfileDir=layers"),
+			    "omru.conf:1: LayerProfileDir=layers: must be an absolute path");
+	ck_assert_string_eq(error_of("PipelineBatch=0"),
+			    "omru.conf:1: PipelineBatch=0: must be a whole number from 1 to 1048576");
+	ck_assert_string_eq(error_of("PipelineGpuMem=-1"),
+			    "omru.conf:1: PipelineGpuMem=-1: must be a number of GiB from 0 to 1048576");
 }
 END_TEST
 
@@ -241,7 +248,8 @@ START_TEST(test_include_is_an_unknown_key)
 			    "PlanIntervalMax, PlanTimeMax, CorrectionMargin, CpusPerGpu, LoaderCpus, "
 			    "PlanRigidJobs, "
 			    "MaxPendingPlanned, Elastic, ElasticGrace, RestartOverhead, "
-			    "ResizeMargin, PhaseAware, PhaseThreshold, LogPlans)");
+			    "ResizeMargin, PhaseAware, PhaseThreshold, LayerProfileDir, "
+			    "PipelineBatch, PipelineGpuMem, LogPlans)");
 }
 END_TEST
 
@@ -515,7 +523,8 @@ START_TEST(test_format_writes_every_key_at_its_default)
 			    "PlanTimeMax=200 CpusPerGpu=0 LoaderCpus=no PlanRigidJobs=yes "
 			    "MaxPendingPlanned=5000 LogPlans=no CorrectionMargin=0.25 "
 			    "Elastic=yes ElasticGrace=300 RestartOverhead=60 ResizeMargin=0.1 "
-			    "PhaseAware=yes PhaseThreshold=0.5");
+			    "PhaseAware=yes PhaseThreshold=0.5 LayerProfileDir=(none) "
+			    "PipelineBatch=32 PipelineGpuMem=0");
 }
 END_TEST
 
@@ -528,14 +537,16 @@ START_TEST(test_format_writes_the_values_read)
 			    "LoaderCpus=yes\nPlanRigidJobs=no\nMaxPendingPlanned=1000000\nLogPlans=yes\n"
 			    "CorrectionMargin=0.5\nElastic=no\nElasticGrace=45\n"
 			    "RestartOverhead=0\nResizeMargin=0.25\nPhaseAware=no\n"
-			    "PhaseThreshold=0.25\n");
+			    "PhaseThreshold=0.25\nLayerProfileDir=/etc/slurm/layers\n"
+			    "PipelineBatch=64\nPipelineGpuMem=15.5\n");
 	ck_assert_string_eq(format_omru_conf(c),
 			    "Objective=jct FairnessFactor=2.25 ProfileFile=/a.csv "
 			    "ProfileFile=/b.csv StateDir=/var/omru PlanIntervalMin=0.1 "
 			    "PlanIntervalMax=86400 PlanTimeMax=12345.678 CpusPerGpu=4 "
 			    "LoaderCpus=yes PlanRigidJobs=no MaxPendingPlanned=1000000 LogPlans=yes "
 			    "CorrectionMargin=0.5 Elastic=no ElasticGrace=45 RestartOverhead=0 "
-			    "ResizeMargin=0.25 PhaseAware=no PhaseThreshold=0.25");
+			    "ResizeMargin=0.25 PhaseAware=no PhaseThreshold=0.25 "
+			    "LayerProfileDir=/etc/slurm/layers PipelineBatch=64 PipelineGpuMem=15.5");
 }
 END_TEST
 

@@ -445,6 +445,35 @@ static uint64_t node_config_stamp(void)
 	return stamp;
 }
 
+/*
+ * The GPU links (gres.conf Links=) of the first of the largest GPU nodes
+ * that has them, for the costs of pipeline splits: nodes alike.
+ */
+static void snapshot_gpu_links(void)
+{
+	int best = 0, best_node = -1;
+	for (int i = 0; i < node_record_count; i++) {
+		gres_node_state_t *ns = node_gpu_state(node_record_table_ptr[i]);
+		int n = (ns && ns->gres_bit_alloc) ? bit_size(ns->gres_bit_alloc) : 0;
+		if (ns && ns->links_cnt && n > best && n <= 64) {
+			best = n;
+			best_node = i;
+		}
+	}
+	if (best_node < 0)
+		return;
+	gres_node_state_t *ns = node_gpu_state(node_record_table_ptr[best_node]);
+	int *links = xcalloc(best * best, sizeof(int));
+	for (int a = 0; a < best; a++)
+		for (int b = 0; b < best; b++)
+			links[a * best + b] = ns->links_cnt[a] ? ns->links_cnt[a][b] : 0;
+	if (omru_ctl_snapshot_links(ctl, links, best) != OMRU_OK)
+		debug("%s: %s's GPU links are not a symmetric matrix; pipeline "
+		      "splits are costed over PCIe", plugin_type,
+		      node_record_table_ptr[best_node]->name);
+	xfree(links);
+}
+
 /* Pending jobs that cannot start whatever the plan says stay out of it. */
 static bool job_waits_for_other_reasons(job_record_t *job_ptr, time_t now)
 {
@@ -584,6 +613,7 @@ static void replan(time_t now)
 		omru_ctl_snapshot_node(ctl, i, n ? n->name : "", gpus, alloc,
 				       node_usable(i));
 	}
+	snapshot_gpu_links();
 	eligible = xcalloc(node_record_count + 1, sizeof(int));
 	where_node = xcalloc(node_record_count + 1, sizeof(int));
 	where_gpus = xcalloc(node_record_count + 1, sizeof(int));
@@ -1059,6 +1089,33 @@ static void store_sync_once(void)
 }
 
 /*
+ * Pipeline splits' factors (LayerProfileDir=) the plans missed, computed
+ * here without plan_lock (a partition may take a second); the next plan
+ * uses them.  A few batches per pass keep the thread's other work going.
+ */
+static void gains_sync_once(void)
+{
+	for (int round = 0; round < 4; round++) {
+		slurm_mutex_lock(&plan_lock);
+		omru_gain_batch_t *b = ctl ? omru_ctl_gains_take(ctl) : NULL;
+		slurm_mutex_unlock(&plan_lock);
+		if (!b)
+			return;
+		double t0 = mono_now();
+		omru_gain_batch_compute(b);
+		double ms = 1e3 * (mono_now() - t0);
+		slurm_mutex_lock(&plan_lock);
+		int n = omru_ctl_gains_install(ctl, b);
+		if (n > 0)
+			dirty = true;
+		slurm_mutex_unlock(&plan_lock);
+		if (n > 0)
+			info("%s: pipeline splits: %d factor(s) computed in %.0f ms; "
+			     "plans use them from now on", plugin_type, n, ms);
+	}
+}
+
+/*
  * With nothing pending slurmctld never calls job_test, yet a job's end may
  * leave GPUs a running elastic job should grow into: this thread re-plans
  * then (as job_test would) and sends the stops, under slurmctld's locks
@@ -1108,6 +1165,7 @@ static void *store_sync(void *arg)
 		slurm_mutex_unlock(&plan_lock);
 		learn_reported_rows();
 		store_sync_once();
+		gains_sync_once();
 		elastic_tick();
 		slurm_mutex_lock(&plan_lock);
 	}

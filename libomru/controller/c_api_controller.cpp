@@ -48,6 +48,23 @@ omru::controller::PlanSettings settings_of(const omru::controller::OmruConf &c)
 	return s;
 }
 
+// slurmctld's links_cnt rows as a link matrix (negative counts: none);
+// null when absent or not symmetric.
+std::shared_ptr<const omru::GpuLinks> links_of_matrix(const int *links, int n)
+{
+	if (!links)
+		return nullptr;
+	std::vector<std::string> lines;
+	for (int a = 0; a < n; a++) {
+		std::string l;
+		for (int b = 0; b < n; b++)
+			l += (b ? "," : "") + std::to_string(a == b ? -1 : std::max(0, links[a * n + b]));
+		lines.push_back(l);
+	}
+	auto p = omru::GpuLinks::parse_gres_links(lines);
+	return p.ok() ? std::make_shared<const omru::GpuLinks>(p.value()) : nullptr;
+}
+
 std::string iso_time(time_t t)
 {
 	struct tm tm;
@@ -159,6 +176,16 @@ int omru_ctl_snapshot_begin(omru_ctl_t *ctl, double now_s, int node_count)
 		ctl->snap_ok = node_count >= 0 && std::isfinite(now_s);
 		ctl->snap.nodes.resize(node_count > 0 ? node_count : 0);
 		return ctl->snap_ok ? OMRU_OK : OMRU_EINVAL;
+	});
+}
+
+int omru_ctl_snapshot_links(omru_ctl_t *ctl, const int *links, int n)
+{
+	return guarded(nullptr, 0, [&] {
+		if (!links || n < 1 || n > omru::kMaxGpusPerNode)
+			return OMRU_EINVAL;
+		ctl->snap.gpu_links = links_of_matrix(links, n);
+		return ctl->snap.gpu_links ? OMRU_OK : OMRU_EINVAL;
 	});
 }
 
@@ -522,6 +549,51 @@ int omru_ctl_store_install(omru_ctl_t *ctl, omru_store_batch_t *b)
 	return changed ? 1 : 0;
 }
 
+struct omru_gain_batch {
+	std::shared_ptr<omru::controller::PipelineGains> gains; // asked of
+	std::vector<omru::controller::GainWork> work;
+};
+
+// Factors per batch: one batch's compute stays within a few seconds.
+constexpr size_t kGainsPerBatch = 8;
+
+omru_gain_batch_t *omru_ctl_gains_take(omru_ctl_t *ctl)
+{
+	try {
+		const auto &g = ctl->ctl->pipeline_gains();
+		if (!g || !g->has_wanted())
+			return nullptr;
+		auto *b = new omru_gain_batch;
+		b->gains = g;
+		b->work = g->take_wanted(kGainsPerBatch);
+		return b;
+	} catch (...) {
+		return nullptr;
+	}
+}
+
+void omru_gain_batch_compute(omru_gain_batch_t *b)
+{
+	guarded(nullptr, 0, [&] {
+		if (b)
+			omru::controller::compute(b->work);
+		return OMRU_OK;
+	});
+}
+
+int omru_ctl_gains_install(omru_ctl_t *ctl, omru_gain_batch_t *b)
+{
+	size_t n = 0;
+	guarded(nullptr, 0, [&] {
+		// Reconfigured meanwhile: these answer another configuration.
+		if (ctl && b && b->gains == ctl->ctl->pipeline_gains())
+			n = b->gains->install(b->work);
+		return OMRU_OK;
+	});
+	delete b;
+	return static_cast<int>(n);
+}
+
 int omru_ctl_store_load(omru_ctl_t *ctl, char *err, size_t errlen)
 {
 	return guarded(err, errlen, [&] {
@@ -592,19 +664,7 @@ int omru_select_gpus(const int *links, int n, const unsigned char *free, int cou
 		std::vector<bool> f(n);
 		for (int i = 0; i < n; i++)
 			f[i] = free[i] != 0;
-		std::unique_ptr<omru::GpuLinks> gl;
-		if (links) {
-			std::vector<std::string> lines;
-			for (int a = 0; a < n; a++) {
-				std::string l;
-				for (int b = 0; b < n; b++)
-					l += (b ? "," : "") + std::to_string(a == b ? -1 : std::max(0, links[a * n + b]));
-				lines.push_back(l);
-			}
-			auto p = omru::GpuLinks::parse_gres_links(lines);
-			if (p.ok())
-				gl = std::make_unique<omru::GpuLinks>(p.value());
-		}
+		std::shared_ptr<const omru::GpuLinks> gl = links_of_matrix(links, n);
 		std::vector<int> got = omru::select_gpus(gl.get(), f, count);
 		if (static_cast<int>(got.size()) != count)
 			return OMRU_EINVAL;

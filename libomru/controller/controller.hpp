@@ -116,6 +116,10 @@ class Controller {
 	// The answer for a job of the last plan; nullptr if it was not in it.
 	const Decision *lookup(uint32_t job_id) const;
 
+	// LayerProfileDir='s split factors (null: none configured); the glue
+	// computes the ones plans missed off the lock (pipeline_gains.hpp).
+	const std::shared_ptr<PipelineGains> &pipeline_gains() const { return settings_.pipeline; }
+
 	const PlanStats &stats() const { return stats_; }
 	const planner::PlanChoice &choice() const { return replanner_.choice(); }
 	void set_choice(const planner::PlanChoice &c) { replanner_.set_choice(c); }

@@ -339,6 +339,8 @@ BuiltInput Builder::build()
 	}
 	gpn_ = std::max(gpn_, *std::max_element(in.node_gpus.begin(), in.node_gpus.end()));
 	in.gpus_per_node = gpn_;
+	if (settings_.pipeline)
+		settings_.pipeline->see_cluster(snap_.gpu_links.get(), nodes_, gpn_);
 
 	std::vector<const JobSnap *> running, pending;
 	for (const JobSnap &j : snap_.jobs)

@@ -7,12 +7,14 @@
 #define OMRU_CONTROLLER_SNAPSHOT_HPP
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "model/admin_comment.hpp" // CommentPhase
+#include "policy/gpu_links.hpp"
 
 namespace omru {
 namespace controller {
@@ -72,6 +74,9 @@ struct Snapshot {
 	double now_s = 0;
 	std::vector<NodeSnap> nodes;
 	std::vector<JobSnap> jobs;
+	// The GPU links of the largest nodes (gres.conf Links=, nodes alike),
+	// or null: PCIe between every two.  For pipeline splits' costs.
+	std::shared_ptr<const GpuLinks> gpu_links;
 };
 
 } // namespace controller

@@ -64,6 +64,12 @@ void omru_ctl_describe(const omru_ctl_t *ctl, char *buf, size_t len);
 int omru_ctl_snapshot_begin(omru_ctl_t *ctl, double now_s, int node_count);
 int omru_ctl_snapshot_node(omru_ctl_t *ctl, int index, const char *name,
 			   int gpus, int gpus_alloc, int usable);
+/* omru_ctl_snapshot_links - the GPU links of the cluster's largest nodes
+ * (gres.conf Links=, as slurmctld parsed them: n x n, row-major, links[a *
+ * n + b] the NVLinks between GPUs a and b, <= 0 none), for the costs of
+ * pipeline splits (LayerProfileDir=); nodes alike.  Without a call: PCIe.
+ * RET OMRU_OK, or OMRU_EINVAL (not a symmetric matrix: no links used). */
+int omru_ctl_snapshot_links(omru_ctl_t *ctl, const int *links, int n);
 
 typedef struct {
 	uint32_t job_id;
@@ -220,6 +226,19 @@ omru_store_batch_t *omru_ctl_store_take(omru_ctl_t *ctl);
 int omru_store_batch_save(omru_store_batch_t *b, char *err, size_t errlen);
 int omru_store_batch_from_disk(const omru_store_batch_t *b);
 int omru_ctl_store_install(omru_ctl_t *ctl, omru_store_batch_t *b);
+/*
+ * Pipeline splits' factors (LayerProfileDir=) are computed off the lock:
+ * under it take what plans missed (omru_ctl_gains_take: NULL when nothing
+ * is wanted), compute without it (omru_gain_batch_compute: up to a second
+ * per factor), and under it again install them (omru_ctl_gains_install:
+ * frees the batch; RET how many the next plan can use, 0 when the
+ * configuration or the links changed meanwhile).
+ */
+typedef struct omru_gain_batch omru_gain_batch_t;
+omru_gain_batch_t *omru_ctl_gains_take(omru_ctl_t *ctl);
+void omru_gain_batch_compute(omru_gain_batch_t *b);
+int omru_ctl_gains_install(omru_ctl_t *ctl, omru_gain_batch_t *b);
+
 /* omru_ctl_store_load - read the store at start (a corrupt file is
  * reported and ignored, planning goes on without it). */
 int omru_ctl_store_load(omru_ctl_t *ctl, char *err, size_t errlen);

@@ -2,9 +2,11 @@
 #include "parallel_auto.hpp"
 
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
 
 #include "pipeline/partitioner.hpp"
+#include "policy/gpu_links.hpp"
 
 namespace omru {
 namespace train {
@@ -53,12 +55,34 @@ TrainOptions choose_parallel(const TrainOptions &o, const RankEnv &env,
 	if (!tpn)
 		tpn = getenv_fn("SLURM_TASKS_PER_NODE");
 	std::vector<int> per_node = tpn ? parse_tasks_per_node(tpn) : std::vector<int>{ env.world };
+	std::optional<GpuLinks> links;
+	if (!o.gpu_links.empty()) {
+		Parsed<GpuLinks> l = GpuLinks::read_file(o.gpu_links);
+		if (!l.ok())
+			throw std::invalid_argument("--gpu-links: " + l.error());
+		links = l.value();
+	}
+	// Every rank must reach the same answer from what all of them know, so
+	// a node's processes are placed on the GPUs select/omru gives a job on
+	// an idle node (the best-linked ones), not on what this node's
+	// SLURM_STEP_GPUS says.
 	std::vector<std::vector<int>> slots;
 	int total = 0;
 	for (int n : per_node) {
-		slots.emplace_back();
-		for (int i = 0; i < n; i++)
-			slots.back().push_back(i);
+		if (links && n > links->size())
+			throw std::invalid_argument("--parallel auto: " + std::to_string(n) +
+						    " processes on a node, " +
+						    std::to_string(links->size()) +
+						    " GPUs in --gpu-links");
+		std::vector<int> on_node;
+		if (links) {
+			std::vector<bool> all_free(static_cast<size_t>(links->size()), true);
+			on_node = select_gpus(&*links, all_free, n);
+		} else {
+			for (int i = 0; i < n; i++)
+				on_node.push_back(i);
+		}
+		slots.push_back(on_node);
 		total += n;
 	}
 	if (total != env.world)
@@ -68,7 +92,7 @@ TrainOptions choose_parallel(const TrainOptions &o, const RankEnv &env,
 	Parsed<LayerProfile> prof = read_layer_profile(o.layer_profile);
 	if (!prof.ok())
 		throw std::invalid_argument("--layer-profile: " + prof.error());
-	Parsed<JobTopology> topo = JobTopology::build(nullptr, slots, LinkSpeeds{});
+	Parsed<JobTopology> topo = JobTopology::build(links ? &*links : nullptr, slots, LinkSpeeds{});
 	if (!topo.ok())
 		throw std::invalid_argument("--parallel auto: " + topo.error());
 	PartitionSettings s;

@@ -55,6 +55,10 @@ const char kTrainHelp[] =
 	"                          stages given by --pipeline, or the partitioner's\n"
 	"                          choice for the step's processes per node\n"
 	"  --layer-profile PATH    auto: the model's layer profile (--profile-layers)\n"
+	"  --gpu-links PATH        auto: one node's gres.conf Links= values, a line per\n"
+	"                          GPU; each node's processes are taken to sit on the\n"
+	"                          GPUs select/omru gives (the best-linked); default\n"
+	"                          PCIe between every two\n"
 	"  --pipeline END:R,...    stages: blocks up to END (exclusive) on R processes\n"
 	"                          each, e.g. 2:1,4:1 (omru-partition's plan)\n"
 	"  --micro-batches M       micro-batches per global batch (4 per first-stage\n"
@@ -128,7 +132,7 @@ TrainOptions parse_train_options(const std::vector<std::string> &argv,
 			  { "loader-benchmark", true }, { "profile-layers", true },
 			  { "parallel", true }, { "pipeline", true },
 			  { "micro-batches", true }, { "recompute", true },
-			  { "layer-profile", true } });
+			  { "layer-profile", true }, { "gpu-links", true } });
 	auto env = [&getenv_fn](const char *name) -> std::string {
 		const char *v = getenv_fn(name);
 		return v ? v : "";
@@ -214,6 +218,9 @@ TrainOptions parse_train_options(const std::vector<std::string> &argv,
 	o.layer_profile = a.get("layer-profile").value_or("");
 	if (o.parallel_auto != !o.layer_profile.empty())
 		throw UsageError("--parallel auto and --layer-profile FILE go together");
+	o.gpu_links = a.get("gpu-links").value_or("");
+	if (!o.gpu_links.empty() && !o.parallel_auto)
+		throw UsageError("--gpu-links goes with --parallel auto");
 	if (o.parallel_auto && (!o.checkpoint.empty() || o.elastic))
 		throw UsageError("--parallel auto does not take --checkpoint or --elastic yet");
 	o.pipeline = a.get("pipeline").value_or("");

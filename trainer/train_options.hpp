@@ -64,6 +64,7 @@ struct TrainOptions {
 	bool profile_skipped = false; // OMRU_PROFILE asked, pipeline mode cannot
 	bool parallel_auto = false;   // --parallel auto (parallel_auto.hpp)
 	std::string layer_profile;    // its --layer-profile
+	std::string gpu_links;        // its --gpu-links: one node's Links lines
 };
 
 // RET the options, or throws UsageError (libomru/cli_args.hpp) naming what

@@ -25,11 +25,14 @@ bool ResizeBook::ended(uint32_t job_id, bool for_resize, double now_s)
 	auto it = open_.find(job_id);
 	if (it == open_.end())
 		return false;
-	if (!for_resize || it->second.stopped_s > 0) {
+	if (!for_resize) {
 		open_.erase(it); // finished, failed or cancelled instead
 		return false;
 	}
-	it->second.stopped_s = now_s;
+	// The same stop reported again (slurmctld restarted while the job was
+	// completing, and recovery ends it once more): the first time stands.
+	if (!(it->second.stopped_s > 0))
+		it->second.stopped_s = now_s;
 	return true;
 }
 

@@ -91,7 +91,9 @@ class ResizeBook {
 	// request must be sent (not already under way, not refused).
 	bool request(Resize r);
 	// The job ended: for the requeue (its tasks exited with the elastic
-	// exit code) or for good.  RET whether it now waits to resume.
+	// exit code) or for good.  RET whether it now waits to resume.  A stop
+	// reported twice (a slurmctld restart while the job was completing)
+	// keeps the first time.
 	bool ended(uint32_t job_id, bool for_resize, double now_s);
 	// The job started.  RET its resize, cost measured, when it resumed.
 	std::optional<Resize> started(uint32_t job_id, double now_s);

@@ -184,6 +184,29 @@ START_TEST(test_book_forgets_a_job_that_ended_otherwise)
 }
 END_TEST
 
+// slurmctld stops while the stopped job completes: the restarted one
+// recovers the book and sees the same end again.  The resize stays, timed
+// from the first stop; a requeued job cancelled while it waits is dropped.
+START_TEST(test_book_keeps_a_stop_reported_again_after_a_restart)
+{
+	ResizeBook b(settings().resize);
+	ck_assert(b.request(resize(7, "fast", 1, 4, 1000)));
+	ck_assert(b.ended(7, true, 1002));
+	ResizeBook again(settings().resize);
+	again.restore(b.state());
+	ck_assert(again.ended(7, true, 1010));
+	ck_assert_ptr_nonnull(again.under_way(7));
+	ck_assert_double_eq(again.under_way(7)->stopped_s, 1002);
+	auto r = again.started(7, 1014);
+	ck_assert(r.has_value());
+	ck_assert_double_eq_tol(r->cost_s, 14, 1e-9);
+	ck_assert(again.request(resize(8, "fast", 1, 4, 2000)));
+	ck_assert(again.ended(8, true, 2001));
+	ck_assert(!again.ended(8, false, 2005)); // scancel while requeued
+	ck_assert_ptr_null(again.under_way(8));
+}
+END_TEST
+
 START_TEST(test_only_elastic_running_jobs_are_resizable_at_the_priced_cost)
 {
 	SpeedBook book(fast_profiles());
@@ -619,6 +642,7 @@ int main(void)
 	tcase_add_test(tc, test_book_gives_up_a_job_that_does_not_stop);
 	tcase_add_test(tc, test_book_bounds_the_wait_slurm_holds_a_requeued_job);
 	tcase_add_test(tc, test_book_forgets_a_job_that_ended_otherwise);
+	tcase_add_test(tc, test_book_keeps_a_stop_reported_again_after_a_restart);
 	tcase_add_test(tc, test_only_elastic_running_jobs_are_resizable_at_the_priced_cost);
 	tcase_add_test(tc, test_a_resumed_job_rests_before_another_resize);
 	tcase_add_test(tc, test_the_controller_grows_jobs_on_one_node_only);

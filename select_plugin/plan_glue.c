@@ -71,6 +71,7 @@ static omru_ctl_settings_t settings;
 static bool dirty = true;
 static bool planned_since_stops = false; /* stops to send (elastic_glue.c) */
 static double last_plan_at = -1e300; /* monotonic seconds */
+static uint32_t forced_for = 0; /* the last job planned at once as new */
 static time_t seen_node_update = 0;
 static double last_stats_log = 0;
 /* A re-plan as slurmctld pays for it: reading its jobs and nodes (the
@@ -692,9 +693,22 @@ static void maybe_replan(job_record_t *job_ptr, time_t now)
 		seen_node_update = last_node_update;
 		dirty = true;
 	}
-	if (!known && IS_JOB_PENDING(job_ptr))
+	bool unseen = false;
+	if (!known && IS_JOB_PENDING(job_ptr)) {
 		dirty = true; /* a new job */
-	if (plan_due(t)) {
+		/*
+		 * One no plan had yet (submitted, released or freed since):
+		 * planned now, whatever PlanIntervalMin says, or it would
+		 * start as plain cons_tres.  Once per job, in case the plan
+		 * leaves it out for a reason Slurm does not test first.
+		 */
+		if (!omru_ctl_offered(ctl, job_ptr->job_id) &&
+		    job_ptr->job_id != forced_for) {
+			forced_for = job_ptr->job_id;
+			unseen = true;
+		}
+	}
+	if (unseen || plan_due(t)) {
 		dirty = false;
 		last_plan_at = t;
 		replan(now);

@@ -1,6 +1,7 @@
 // c_api_controller.cpp - the extern "C" boundary of the controller
 // (omru/omru_ctl.h).  Every entry point catches everything: an exception
 // escaping into slurmctld would abort it.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -172,6 +173,7 @@ int omru_ctl_snapshot_begin(omru_ctl_t *ctl, double now_s, int node_count)
 {
 	return guarded(nullptr, 0, [&] {
 		ctl->snap = {};
+		ctl->offering.clear();
 		ctl->snap.now_s = now_s;
 		ctl->snap_ok = node_count >= 0 && std::isfinite(now_s);
 		ctl->snap.nodes.resize(node_count > 0 ? node_count : 0);
@@ -214,6 +216,7 @@ int omru_ctl_snapshot_job(omru_ctl_t *ctl, const omru_ctl_job_t *job, char *err,
 			return OMRU_EINVAL;
 		};
 		const int nodes = static_cast<int>(ctl->snap.nodes.size());
+		ctl->offering.push_back(job->job_id);
 		omru::controller::JobSnap j;
 		j.job_id = job->job_id;
 		j.running = job->running != 0;
@@ -303,6 +306,14 @@ int omru_ctl_snapshot_job(omru_ctl_t *ctl, const omru_ctl_job_t *job, char *err,
 
 int omru_ctl_plan(omru_ctl_t *ctl, char *err, size_t errlen)
 {
+	guarded(nullptr, 0, [&] {
+		// Offered even if the plan fails: cons_tres decides for them
+		// until the next one, as for every job then.
+		std::sort(ctl->offering.begin(), ctl->offering.end());
+		ctl->offered.swap(ctl->offering);
+		ctl->offering.clear();
+		return OMRU_OK;
+	});
 	int rc = guarded(err, errlen, [&] {
 		if (!ctl->snap_ok) {
 			put(err, errlen, "no snapshot to plan");
@@ -319,6 +330,11 @@ int omru_ctl_plan(omru_ctl_t *ctl, char *err, size_t errlen)
 		});
 	}
 	return rc;
+}
+
+int omru_ctl_offered(const omru_ctl_t *ctl, uint32_t job_id)
+{
+	return std::binary_search(ctl->offered.begin(), ctl->offered.end(), job_id);
 }
 
 int omru_ctl_lookup(const omru_ctl_t *ctl, uint32_t job_id, omru_ctl_decision_t *out)

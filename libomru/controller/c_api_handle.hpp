@@ -4,8 +4,10 @@
 #ifndef OMRU_CONTROLLER_C_API_HANDLE_HPP
 #define OMRU_CONTROLLER_C_API_HANDLE_HPP
 
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "controller/controller.hpp"
 #include "controller/omru_conf.hpp"
@@ -19,6 +21,10 @@ struct omru_ctl {
 	std::unique_ptr<omru::controller::Controller> ctl;
 	omru::controller::Snapshot snap;
 	bool snap_ok = false;
+	// Jobs handed to the snapshot being filled, and (sorted) to the last
+	// plan, whether it took them or not: a pending job outside the latter
+	// is new to the planner (omru_ctl_offered).
+	std::vector<uint32_t> offering, offered;
 	// The store file as last read or written here: a different one means
 	// omru-profile changed it, and the store thread reads it again.
 	omru::profiler::StoreStamp store_stamp;

@@ -455,6 +455,11 @@ START_TEST(test_c_api_plans_and_answers)
 	ck_assert_int_eq(gpus, 2);
 	ck_assert_int_eq(omru_ctl_lookup(c, 43, &d), 0);
 	ck_assert_int_eq(d.kind, OMRU_DECIDE_PASS);
+	// Both were offered to the plan (43 left to cons_tres on purpose); a
+	// job submitted since was not, and the glue plans before it starts.
+	ck_assert_int_eq(omru_ctl_offered(c, 42), 1);
+	ck_assert_int_eq(omru_ctl_offered(c, 43), 1);
+	ck_assert_int_eq(omru_ctl_offered(c, 44), 0);
 	char line[512];
 	omru_job_options_t o = {};
 	o.set = OMRU_OPT_MODEL | OMRU_OPT_EPOCHS | OMRU_OPT_GPUS;
@@ -466,6 +471,15 @@ START_TEST(test_c_api_plans_and_answers)
 	std::string s = line;
 	ck_assert(s.rfind("omru: gpus=2 nodes=n1 planned_start=", 0) == 0);
 	ck_assert(s.find(" predicted_s=600 profile=default model=resnet epochs=90 range=1-4") != std::string::npos);
+	// A snapshot being filled changes nothing until its plan.
+	ck_assert_int_eq(omru_ctl_snapshot_begin(c, 101, 2), OMRU_OK);
+	j.job_id = 44;
+	ck_assert_int_eq(omru_ctl_snapshot_job(c, &j, err, sizeof(err)), OMRU_OK);
+	ck_assert_int_eq(omru_ctl_offered(c, 42), 1);
+	ck_assert_int_eq(omru_ctl_offered(c, 44), 0);
+	ck_assert_int_eq(omru_ctl_plan(c, err, sizeof(err)), OMRU_OK);
+	ck_assert_int_eq(omru_ctl_offered(c, 42), 0);
+	ck_assert_int_eq(omru_ctl_offered(c, 44), 1);
 	omru_ctl_destroy(c);
 }
 END_TEST

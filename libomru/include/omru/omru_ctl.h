@@ -134,6 +134,13 @@ typedef struct {
 /* RET 1 if the last plan had the job (out filled), else 0 (out = PASS). */
 int omru_ctl_lookup(const omru_ctl_t *ctl, uint32_t job_id,
 		    omru_ctl_decision_t *out);
+/*
+ * omru_ctl_offered - RET 1 if the last plan's snapshot had the job
+ * (planned, or left out with a message), else 0.  The interval between
+ * plans must not let a job the planner never saw start as plain cons_tres:
+ * the glue plans at once for a pending job this says 0 for.
+ */
+int omru_ctl_offered(const omru_ctl_t *ctl, uint32_t job_id);
 /* The i-th (node index, GPUs) of a START decision; valid until the next
  * plan.  RET OMRU_OK or OMRU_EINVAL. */
 int omru_ctl_decision_where(const omru_ctl_decision_t *d, int i, int *node,

@@ -64,9 +64,7 @@ TrainOptions choose_parallel(const TrainOptions &o, const RankEnv &env,
 	}
 	// Every rank must reach the same answer from what all of them know, so
 	// a node's processes are placed on the GPUs select/omru gives a job on
-	// an idle node (the best-linked ones), not on what this node's
-	// SLURM_STEP_GPUS says.
-	std::vector<std::vector<int>> slots;
+	// an idle node, not on what this node's SLURM_STEP_GPUS says.
 	int total = 0;
 	for (int n : per_node) {
 		if (links && n > links->size())
@@ -74,15 +72,6 @@ TrainOptions choose_parallel(const TrainOptions &o, const RankEnv &env,
 						    " processes on a node, " +
 						    std::to_string(links->size()) +
 						    " GPUs in --gpu-links");
-		std::vector<int> on_node;
-		if (links) {
-			std::vector<bool> all_free(static_cast<size_t>(links->size()), true);
-			on_node = select_gpus(&*links, all_free, n);
-		} else {
-			for (int i = 0; i < n; i++)
-				on_node.push_back(i);
-		}
-		slots.push_back(on_node);
 		total += n;
 	}
 	if (total != env.world)
@@ -92,7 +81,8 @@ TrainOptions choose_parallel(const TrainOptions &o, const RankEnv &env,
 	Parsed<LayerProfile> prof = read_layer_profile(o.layer_profile);
 	if (!prof.ok())
 		throw std::invalid_argument("--layer-profile: " + prof.error());
-	Parsed<JobTopology> topo = JobTopology::build(links ? &*links : nullptr, slots, LinkSpeeds{});
+	Parsed<JobTopology> topo =
+		JobTopology::on_idle_nodes(links ? &*links : nullptr, per_node, LinkSpeeds{});
 	if (!topo.ok())
 		throw std::invalid_argument("--parallel auto: " + topo.error());
 	PartitionSettings s;

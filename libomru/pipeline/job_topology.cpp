@@ -106,6 +106,26 @@ Parsed<JobTopology> JobTopology::build(const GpuLinks *links,
 	return t;
 }
 
+Parsed<JobTopology> JobTopology::on_idle_nodes(const GpuLinks *links,
+					       const std::vector<int> &per_node,
+					       const LinkSpeeds &speeds)
+{
+	std::vector<std::vector<int>> slots;
+	for (int n : per_node) {
+		if (n < 1 || n > kMaxJobGpus)
+			return Parsed<JobTopology>::fail("a node with " + std::to_string(n) +
+							 " processes");
+		if (links && n > links->size())
+			return Parsed<JobTopology>::fail(
+				std::to_string(n) + " processes on a node, " +
+				std::to_string(links->size()) + " GPUs in its links matrix");
+		slots.push_back(select_gpus(
+			links, std::vector<bool>(static_cast<size_t>(links ? links->size() : n), true),
+			n));
+	}
+	return build(links, slots, speeds);
+}
+
 Parsed<JobTopology> JobTopology::uniform(const GpuLinks *links, int nodes,
 					 int gpus_per_node, const LinkSpeeds &speeds)
 {

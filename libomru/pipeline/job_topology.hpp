@@ -52,6 +52,15 @@ class JobTopology {
 	static Parsed<JobTopology> build(const GpuLinks *links,
 					 const std::vector<std::vector<int>> &slots_per_node,
 					 const LinkSpeeds &speeds);
+	// A job started on idle nodes, per_node[n] processes on node n: each
+	//    node's are on the GPUs select/omru gives them there (select_gpus
+	//    with every GPU free: the best-linked; the first ones without
+	//    links), so the planner's predictions and omru-train --parallel
+	//    auto agree with the placement.  RET as build(), or why not (a
+	//    node with fewer GPUs in links than its processes).
+	static Parsed<JobTopology> on_idle_nodes(const GpuLinks *links,
+						 const std::vector<int> &per_node,
+						 const LinkSpeeds &speeds);
 	// N nodes with slots 0..G-1 each.
 	static Parsed<JobTopology> uniform(const GpuLinks *links, int nodes,
 					   int gpus_per_node, const LinkSpeeds &speeds);

@@ -22,11 +22,10 @@ Parsed<PipelineGain> pipeline_gain(const LayerProfile &profile, const GpuLinks *
 						  " GPUs: beyond the partitioner");
 	if (s.batch_per_gpu < 1)
 		return Parsed<PipelineGain>::fail("a batch per GPU below 1");
-	std::vector<std::vector<int>> slots(static_cast<size_t>(nodes));
+	std::vector<int> per_node;
 	for (int n = 0; n < nodes; n++)
-		for (int i = 0; i < gpus / nodes + (n < gpus % nodes ? 1 : 0); i++)
-			slots[static_cast<size_t>(n)].push_back(i);
-	Parsed<JobTopology> topo = JobTopology::build(links, slots, s.speeds);
+		per_node.push_back(gpus / nodes + (n < gpus % nodes ? 1 : 0));
+	Parsed<JobTopology> topo = JobTopology::on_idle_nodes(links, per_node, s.speeds);
 	if (!topo.ok())
 		return Parsed<PipelineGain>::fail(topo.error());
 	PartitionSettings ps;

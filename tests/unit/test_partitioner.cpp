@@ -154,6 +154,28 @@ START_TEST(test_a_partial_allocation_and_no_links)
 }
 END_TEST
 
+// Where select/omru puts a job on idle nodes: 2 processes on the crossed
+// pairs get an NVLinked pair (0, 2), not slots 0 and 1 over PCIe.
+START_TEST(test_idle_nodes_give_the_best_linked_gpus)
+{
+	GpuLinks links = crossed_pairs();
+	Parsed<JobTopology> t = JobTopology::on_idle_nodes(&links, {2, 1}, LinkSpeeds{});
+	ck_assert(t.ok());
+	ck_assert_int_eq(t.value().size(), 3);
+	ck_assert_int_eq(t.value().gpu(0).slot, 0);
+	ck_assert_int_eq(t.value().gpu(1).slot, 2);
+	ck_assert_int_eq(t.value().gpu(2).node, 1);
+	ck_near(t.value().bandwidth(0, 1), 50e9);
+	Parsed<JobTopology> none = JobTopology::on_idle_nodes(nullptr, {3}, LinkSpeeds{});
+	ck_assert(none.ok());
+	ck_assert_int_eq(none.value().gpu(2).slot, 2);
+	std::string e = JobTopology::on_idle_nodes(&links, {5}, LinkSpeeds{}).error();
+	ck_assert_string_eq(e, "5 processes on a node, 4 GPUs in its links matrix");
+	e = JobTopology::on_idle_nodes(nullptr, {1, 0}, LinkSpeeds{}).error();
+	ck_assert_string_eq(e, "a node with 0 processes");
+}
+END_TEST
+
 START_TEST(test_bad_topologies_say_why)
 {
 	GpuLinks links = crossed_pairs();
@@ -552,6 +574,7 @@ int main(void)
 	TCase *topo = tcase_create("job topology");
 	tcase_add_test(topo, test_chain_order_keeps_nvlink_partners_together);
 	tcase_add_test(topo, test_a_partial_allocation_and_no_links);
+	tcase_add_test(topo, test_idle_nodes_give_the_best_linked_gpus);
 	tcase_add_test(topo, test_bad_topologies_say_why);
 	suite_add_tcase(s, topo);
 	TCase *part = tcase_create("partition");

@@ -35,7 +35,8 @@ struct PipelineGain {
 
 // IN links: one node's Links matrix (every node alike), or nullptr (PCIe).
 // IN gpus, nodes: the spread, GPUs as even as they go (the first nodes
-//    one more); at most gpus_per_node on a node.
+//    one more); at most gpus_per_node on a node, on the GPUs select/omru
+//    gives there on an idle node (JobTopology::on_idle_nodes).
 // RET the gain; factor 1 when data parallelism is best or the split
 //    cannot be compared with it (data parallelism does not fit memory, or
 //    nothing does: the measured row stands).  An error only for input that

@@ -31,7 +31,8 @@ build=$("$top/scripts/build.sh" | tail -n1)
 echo "== starting the local cluster in $state"
 "$top/scripts/cluster/stop.sh" --state "$state" >/dev/null 2>&1 || true
 mkdir -p "$state"  # start.sh stops and wipes a cluster it made here earlier
-echo "required $build/spank/.libs/spank_omru.so" > "$state.plugstack.conf"
+# Its own run_dir, so the demo and a test cluster never share job directories.
+echo "required $build/spank/.libs/spank_omru.so run_dir=$state.run" > "$state.plugstack.conf"
 # The planner's profiles: the T4 table, time-scaled like the emulator's
 # sleeps, so the plan's predictions are in the demo's seconds.
 scale=${OMRU_EMU_TIME_SCALE:-0.02}

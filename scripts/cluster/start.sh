@@ -27,6 +27,7 @@ usage: $0 --state DIR [--select-type TYPE] [--plugin-dir DIR]
           [--plugstack FILE] [--omru-conf FILE] [--nodes N] [--netns K]
           [--gpus-per-node G|G1,G2,...] [--partitions SPEC]
           [--sched-params LIST] [--port-base P] [--ctld-debug LEVEL]
+          [--first-job-id N]
 
   --state DIR          all state, configs and logs go here (created if missing)
   --select-type TYPE   SelectType (default select/omru_cons_tres)
@@ -45,6 +46,10 @@ usage: $0 --state DIR [--select-type TYPE] [--plugin-dir DIR]
   --port-base P        ports P..P+10+N+K; namespace subnet 10.200.(P%256).0/24
                        (default 17000)
   --ctld-debug LEVEL   SlurmctldDebug (default debug)
+  --first-job-id N     FirstJobId, 1..60000000 (default 1); clusters run side
+                       by side on one host need different job ids: a job's
+                       id picks ports and names on the host (omru-train's
+                       rendezvous port), and their job 1 would collide
 USAGE
 }
 
@@ -64,13 +69,13 @@ progress() { echo "start.sh: [$(elapsed_s) s] $*"; }
 parse_args() {
   STATE_ARG="" SELECT_TYPE=select/omru_cons_tres EXTRA_PLUGIN_DIR=""
   PLUGSTACK_SRC="" NODES=4 NETNS=0 PORT_BASE=17000 CTLD_DEBUG=debug
-  OMRU_CONF_SRC="" GPUS_ARG=4 PARTITIONS="" SCHED_EXTRA=""
+  OMRU_CONF_SRC="" GPUS_ARG=4 PARTITIONS="" SCHED_EXTRA="" FIRST_JOB_ID=1
   while [ $# -gt 0 ]; do
     case $1 in
       -h | --help) usage; exit 0 ;;
       --state | --select-type | --plugin-dir | --plugstack | --nodes | --netns | \
         --port-base | --ctld-debug | --omru-conf | --gpus-per-node | \
-        --partitions | --sched-params)
+        --partitions | --sched-params | --first-job-id)
         [ $# -ge 2 ] || die "$1 needs a value"
         case $1 in
           --state) STATE_ARG=$2 ;;
@@ -85,6 +90,7 @@ parse_args() {
           --gpus-per-node) GPUS_ARG=$2 ;;
           --partitions) PARTITIONS=$2 ;;
           --sched-params) SCHED_EXTRA=$2 ;;
+          --first-job-id) FIRST_JOB_ID=$2 ;;
         esac
         # An empty value would silently mean "the default" for these.
         case $1 in
@@ -113,6 +119,9 @@ validate_args() {
   if ! [[ $PORT_BASE =~ ^[0-9]+$ ]] || [ "$PORT_BASE" -lt 1024 ] ||
     [ $((PORT_BASE + 10 + NODES + NETNS)) -gt 65535 ]; then
     die "--port-base=$PORT_BASE: need 1024 <= P and P+10+N+K <= 65535"
+  fi
+  if ! [[ $FIRST_JOB_ID =~ ^[1-9][0-9]{0,7}$ ]] || [ "$FIRST_JOB_ID" -gt 60000000 ]; then
+    die "--first-job-id=$FIRST_JOB_ID: must be an integer 1..60000000"
   fi
   [[ " $DEBUG_LEVELS " == *" $CTLD_DEBUG "* ]] ||
     die "--ctld-debug=$CTLD_DEBUG: must be one of: $DEBUG_LEVELS"

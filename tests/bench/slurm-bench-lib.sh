@@ -19,7 +19,7 @@ bench_setup() {
   trap '"$top/scripts/cluster/stop.sh" --state "$state" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
   awk -F, -v s="$scale" 'BEGIN { OFS = "," } NR == 1 || /^#/ { print; next }
     { $3 = sprintf("%.6f", $3 * s); print }' "$top/data/profiles-t4.csv" >"$work/profiles.csv"
-  echo "required $build/spank/.libs/spank_omru.so" >"$work/plugstack.conf"
+  echo "required $build/spank/.libs/spank_omru.so run_dir=$work/run" >"$work/plugstack.conf"
   printf '%s\n' Objective=makespan "ProfileFile=$work/profiles.csv" CpusPerGpu=1 "$@" \
     >"$work/omru.conf"
   export OMRU_EMU_PROFILES=$work/profiles.csv OMRU_EMU_TIME_SCALE=1

@@ -32,7 +32,7 @@ state=$work/c
 trap '"$top/scripts/cluster/stop.sh" --state "$state" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 printf 'model,gpus,epoch_s,nodes\nptiny,1,2.0,\nptiny,2,1.1,\nptiny,3,1.05,\nptiny,4,1.0,\n' \
   >"$work/profiles.csv"
-echo "required $build/spank/.libs/spank_omru.so report_interval=2" >"$work/plugstack.conf"
+echo "required $build/spank/.libs/spank_omru.so run_dir=$work/run report_interval=2" >"$work/plugstack.conf"
 "$build/trainer/omru-cifar-synth" --out "$work/data" --train 12288 --test 256 --seed 5 >/dev/null
 mkdir -p "$work/out"
 chmod 777 "$work/out"

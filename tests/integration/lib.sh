@@ -37,6 +37,10 @@ eventually() {
 
 # Starts a cluster with both plugins from the build tree under a fresh
 # directory (short path: unix socket paths are limited to 108 bytes).
+# Test files run side by side (make -jN check), each on its own cluster:
+# own state directory, run_dir, port base (OMRU_TEST_PORT_BASE, an offset
+# per file) and job ids (FirstJobId from the port base), since a job's id
+# picks host-wide names such as omru-train's rendezvous port.
 cluster_up() {
   CLUSTER_DIR=$(mktemp -d /tmp/omru-it.XXXXXX)
   PLUGSTACK_FILE=$CLUSTER_DIR.plugstack.conf
@@ -46,6 +50,7 @@ cluster_up() {
       --select-type select/omru_cons_tres \
       --plugin-dir "$OMRU_BUILDDIR/select_plugin/.libs" \
       --plugstack "$PLUGSTACK_FILE" --port-base "${OMRU_TEST_PORT_BASE:-17100}" \
+      --first-job-id $(( ${OMRU_TEST_PORT_BASE:-17100} % 10000 * 10 + 1 )) \
       "$@" > "$CLUSTER_DIR.start.log" 2>&1; then
     sed 's/^/# /' "$CLUSTER_DIR.start.log"
     bail "the local Slurm cluster did not come up (see above)"

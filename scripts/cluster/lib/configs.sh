@@ -73,6 +73,7 @@ MailProg=/bin/true
 SlurmdParameters=config_overrides
 # An elastic job stopped for a resize exits 85 (omru-train): requeued.
 RequeueExit=85
+FirstJobId=$FIRST_JOB_ID
 
 SchedulerType=sched/backfill
 $(sched_params)

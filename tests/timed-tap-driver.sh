@@ -27,7 +27,7 @@ done
 start=$EPOCHREALTIME
 # Only the driver's per-check PASS lines (coloured on a terminal) are
 # dropped from the console.
-bash "$driver" "$@" | grep -avE $'^(\e\\[[0-9;]*m)?PASS(\e\\[m)?: '
+bash "$driver" "$@" | grep -a --line-buffered -vE $'^(\e\\[[0-9;]*m)?PASS(\e\\[m)?: '
 rc=${PIPESTATUS[0]}
 secs=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
 

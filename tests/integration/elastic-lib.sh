@@ -4,9 +4,10 @@
 # one process per GPU of the allocation.  Each file starts its own cluster
 # (own port base), so they run side by side.
 #
-# The set is sized so one process trains for about half a minute: the stop
-# request (at most 5 s plus a plan after the blocker ends) comes well before
-# the end on a machine twice as fast as this one.
+# A blocker job holds the other 3 GPUs until the elastic job has trained
+# two epochs (release_blocker_after): the resize then comes at the same
+# point of training on a fast machine and on a busy one, and 38 epochs
+# remain after it, so the set is small (6,144 images).
 
 [ "$(id -u)" = 0 ] || bail "integration tests start Slurm daemons and need root"
 TRAIN=$OMRU_BUILDDIR/trainer/omru-train
@@ -37,7 +38,7 @@ ElasticGrace=20
 # view here, so its curve is not corrected from them.
 CorrectionMargin=10
 CONF
-  "$OMRU_BUILDDIR/trainer/omru-cifar-synth" --out "$WORK/data" --train 12288 --test 256 \
+  "$OMRU_BUILDDIR/trainer/omru-cifar-synth" --out "$WORK/data" --train 6144 --test 256 \
     --seed 3 >/dev/null || bail "omru-cifar-synth failed"
 
   OMRU_TEST_PORT_BASE=$(( ${OMRU_TEST_PORT_BASE:-17100} + $1 ))
@@ -59,6 +60,26 @@ SH
   # --open-mode=append: a requeued job's output would otherwise start over.
   elastic_opts=(--gpus=1 -n1 -t 10 --omru-model=etiny --omru-epochs=40 --omru-gpus=1-4
                 --omru-profile=off --open-mode=append)
+}
+
+# start_blocker: a job on the 3 GPUs an elastic job may grow into, running
+# when this returns, until release_blocker_after (at most 5 minutes); sets
+# BLOCKER.
+start_blocker() {
+  BLOCKER=$(submit --gpus=3 -t 5 -o /dev/null \
+    --wrap "while [ ! -e '$WORK/release' ]; do sleep 0.2; done")
+  wait_state "$BLOCKER" RUNNING 30 >/dev/null
+}
+
+# release_blocker_after JOBID EPOCHS: ends the blocker once the job's
+# trainer has reported EPOCHS epochs (exit 1, and the blocker ended anyway,
+# when it did not within 4 minutes).
+release_blocker_after() {
+  local rc=0
+  eventually 240 grep -q "\"epoch\": $2," "$OUT/$1.m" >/dev/null || rc=1
+  touch "$WORK/release"
+  wait_done "$BLOCKER" 30 >/dev/null
+  return $rc
 }
 
 # elastic_done: the last check of every file, then the TAP plan.

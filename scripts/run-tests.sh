@@ -47,7 +47,7 @@ build() {
 check() {
   local dir=$1 jobs=$2 t=$EPOCHREALTIME rc
   (cd "$dir" && make -j"$jobs" check 2>&1) |
-    grep --line-buffered -vE '^make(\[[0-9]+\])?: (Entering|Leaving) directory'
+    grep --line-buffered -vE "^make(\[[0-9]+\])?: ((Entering|Leaving) directory|'.*' is up to date)|^make  "
   rc=${PIPESTATUS[0]}
   record "$(since "$t")" "$(basename "$dir"): make check, $jobs test files at once" -
   return "$rc"

@@ -57,18 +57,18 @@ fi
 # What make will run: automake's silent rules echo "  CXX      file" per
 # step, and `make -n` shows those echo commands without running them.
 steps=$(make -n "$target" 2>/dev/null |
-  grep -cE 'echo "  (CC|CXX|CCLD|CXXLD|GEN) ' || true)
+  grep -cE 'echo "  (CC|CXX|CCLD|CXXLD|GEN|AR) ' || true)
 jobs=$(nproc)
 stage "make -j$jobs $target: $steps files to compile or link"
 set +e
 make -j"$jobs" "$target" 2>&1 | awk -v total="$steps" '
-  /^  (CC|CXX|CCLD|CXXLD|GEN) / {
+  /^  (CC|CXX|CCLD|CXXLD|GEN|AR) / {
     n++; if (n > total) total = n
     sub(/^ +/, ""); printf "[%*d/%d] %s\n", length(total), n, total, $0
     fflush(); next
   }
   /^make(\[[0-9]+\])?: (Entering|Leaving) directory/ { next }
-  /^make(\[[0-9]+\])?: Nothing to be done/ { next }
+  /^make(\[[0-9]+\])?: (Nothing to be done|.* is up to date)/ { next }
   { print; fflush() }' >&2
 rc=${PIPESTATUS[0]}
 set -e

@@ -96,7 +96,9 @@ say "build/: $test_jobs test files at once; build-san/ (ASan/UBSan) built and te
   renice -n 10 -p "$BASHPID" >/dev/null
   t=$EPOCHREALTIME
   mkdir -p "$san_dir"
-  if build "$san_dir" --enable-sanitizers --without-libtorch 2>"$san_dir.log"; then
+  # -O1: what ASan's authors recommend, and a third less compile time.
+  if build "$san_dir" --enable-sanitizers --without-libtorch \
+      CFLAGS="-g -O1" CXXFLAGS="-g -O1" 2>"$san_dir.log"; then
     say "build-san/: built in $(since "$t") s (progress in $san_dir.log)"
     check "$san_dir" "$cores" || exit 1
   else

@@ -1,8 +1,9 @@
-# elastic-lib.sh - what the elastic-*.test files share (sourced after
-# lib.sh): a one-node, 4-GPU cluster whose planner profile makes 4 GPUs pay,
-# a synthetic CIFAR set, and a batch script running real omru-train on CPU,
-# one process per GPU of the allocation.  Each file starts its own cluster
-# (own port base), so they run side by side.
+# elastic-lib.sh - what the elastic*.test files share (sourced after
+# lib.sh; phase.test takes its trainer_setup): a one-node, 4-GPU cluster
+# whose planner profile makes 4 GPUs pay, a synthetic CIFAR set, and a
+# batch script running real omru-train on CPU, one process per GPU of the
+# allocation.  Each file starts its own cluster (own port base), so they
+# run side by side.
 #
 # A blocker job holds the other 3 GPUs until the elastic job has trained
 # two epochs (release_blocker_after): the resize then comes at the same
@@ -13,43 +14,13 @@
 TRAIN=$OMRU_BUILDDIR/trainer/omru-train
 [ -x "$TRAIN" ] || bail "no omru-train (built without libtorch?)"
 
-# elastic_cluster_up PORT_OFFSET: starts the cluster at OMRU_TEST_PORT_BASE
-# + PORT_OFFSET; sets WORK (its $WORK/train.sh is the batch script), OUT and
-# elastic_opts.
-elastic_cluster_up() {
-  WORK=$(mktemp -d /tmp/omru-elastic.XXXXXX)
-  chmod 755 "$WORK"
-  cat >"$WORK/profiles.csv" <<'CSV'
-model,gpus,epoch_s,nodes
-etiny,1,2.0,
-etiny,2,1.05,
-etiny,3,0.72,
-etiny,4,0.55,
-CSV
-  cat >"$WORK/omru.conf" <<CONF
-ProfileFile=$WORK/profiles.csv
-PlanIntervalMin=0.5
-PlanIntervalMax=5
-CpusPerGpu=1
-LogPlans=yes
-RestartOverhead=5
-ElasticGrace=20
-# The CPU runs are faster than the profile says; the profile is the plan's
-# view here, so its curve is not corrected from them.
-CorrectionMargin=10
-CONF
+# trainer_setup SEED: a synthetic CIFAR set in $WORK/data and the batch
+# script $WORK/train.sh: real omru-train, one process per GPU of the
+# allocation, checkpoint and metrics under $OUT; `exec` hands the tasks'
+# exit status (85 after a stop request) back to Slurm.
+trainer_setup() {
   "$OMRU_BUILDDIR/trainer/omru-cifar-synth" --out "$WORK/data" --train 6144 --test 256 \
-    --seed 3 >/dev/null || bail "omru-cifar-synth failed"
-
-  OMRU_TEST_PORT_BASE=$(( ${OMRU_TEST_PORT_BASE:-17100} + $1 ))
-  cluster_up --omru-conf "$WORK/omru.conf" --nodes 1 --gpus-per-node 4
-  trap 'cluster_down; rm -rf "$WORK"' EXIT
-  OUT=$CLUSTER_DIR/out
-  mkdir -p "$OUT"
-  chmod 755 "$OUT"
-
-  # One process per GPU of the allocation; `exec` hands the tasks' exit
-  # status (85 after a stop request) back to Slurm.
+    --seed "$1" >/dev/null || bail "omru-cifar-synth failed"
   cat >"$WORK/train.sh" <<SH
 #!/usr/bin/env bash
 exec srun -n "\$OMRU_GPUS" --cpus-per-task=1 "$TRAIN" --data "$WORK/data" --model tiny \
@@ -57,6 +28,14 @@ exec srun -n "\$OMRU_GPUS" --cpus-per-task=1 "$TRAIN" --data "$WORK/data" --mode
   --warmup-epochs 0 --checkpoint "$OUT/\$SLURM_JOB_ID.ckpt" --metrics "$OUT/\$SLURM_JOB_ID.m"
 SH
   chmod 755 "$WORK/train.sh"
+}
+
+# elastic_cluster_up PORT_OFFSET: starts the cluster at OMRU_TEST_PORT_BASE
+# + PORT_OFFSET (a profile that makes 4 GPUs pay); sets WORK (its
+# $WORK/train.sh is the batch script), OUT and elastic_opts.
+elastic_cluster_up() {
+  resize_cluster_up "$1" 20 etiny 2.0 1.05 0.72 0.55
+  trainer_setup 3
   # --open-mode=append: a requeued job's output would otherwise start over.
   elastic_opts=(--gpus=1 -n1 -t 10 --omru-model=etiny --omru-epochs=40 --omru-gpus=1-4
                 --omru-profile=off --open-mode=append)

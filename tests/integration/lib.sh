@@ -22,7 +22,8 @@ check() {
   local out
   if out=$("$@" 2>&1); then ok "$name"; else not_ok "$name" "$out"; fi
 }
-bail() { echo "Bail out! $*"; exit 1; }
+# bail MSG: ends the test file; its cluster's state is kept for post-mortem.
+bail() { echo "Bail out! $*"; TAP_FAILED=$((TAP_FAILED + 1)); exit 1; }
 # eventually TIMEOUT_S CMD...: runs CMD every 0.25 s until it succeeds
 # (for what daemons do after the state a test waited for: a slurmstepd's
 # cleanup, a background thread's next pass); exit 1 with CMD's last output.
@@ -55,11 +56,41 @@ cluster_up() {
     sed 's/^/# /' "$CLUSTER_DIR.start.log"
     bail "the local Slurm cluster did not come up (see above)"
   fi
-  grep 'ready in' "$CLUSTER_DIR.start.log" | sed 's/^/# /'
+  grep -E 'ready in|failed \(try' "$CLUSTER_DIR.start.log" | sed 's/^/# /'
   # shellcheck disable=SC1091
   . "$CLUSTER_DIR/env.sh"
   CTLD_LOG=$(ls "$CLUSTER_DIR"/log/slurmctld*.log 2>/dev/null | head -n1)
   [ -n "$CTLD_LOG" ] || bail "no slurmctld log under $CLUSTER_DIR/log"
+}
+
+# resize_cluster_up PORT_OFFSET ELASTIC_GRACE MODEL T1 T2 T3 T4: the cluster
+# of the resize tests (elastic*.test, phase*.test): one node with 4 GPUs at
+# OMRU_TEST_PORT_BASE + PORT_OFFSET, a planner profile of MODEL with epoch
+# times T1..T4 s on 1..4 GPUs, the given ElasticGrace; sets WORK (removed at
+# exit) and OUT.
+resize_cluster_up() {
+  WORK=$(mktemp -d /tmp/omru-resize.XXXXXX)
+  chmod 755 "$WORK"
+  printf 'model,gpus,epoch_s,nodes\n%s,1,%s,\n%s,2,%s,\n%s,3,%s,\n%s,4,%s,\n' \
+    "$3" "$4" "$3" "$5" "$3" "$6" "$3" "$7" >"$WORK/profiles.csv"
+  cat >"$WORK/omru.conf" <<CONF
+ProfileFile=$WORK/profiles.csv
+PlanIntervalMin=0.5
+PlanIntervalMax=5
+CpusPerGpu=1
+LogPlans=yes
+RestartOverhead=5
+ElasticGrace=$2
+# The CPU runs are faster than the profile says; the profile is the plan's
+# view here, so its curve is not corrected from them.
+CorrectionMargin=10
+CONF
+  OMRU_TEST_PORT_BASE=$(( ${OMRU_TEST_PORT_BASE:-17100} + $1 ))
+  cluster_up --omru-conf "$WORK/omru.conf" --nodes 1 --gpus-per-node 4
+  trap 'cluster_down; rm -rf "$WORK"' EXIT
+  OUT=$CLUSTER_DIR/out
+  mkdir -p "$OUT"
+  chmod 755 "$OUT"
 }
 
 cluster_down() {

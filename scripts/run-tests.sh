@@ -96,7 +96,8 @@ say "build/: $test_jobs test files at once; build-san/ (ASan/UBSan) built and te
   renice -n 10 -p "$BASHPID" >/dev/null
   t=$EPOCHREALTIME
   mkdir -p "$san_dir"
-  # -O1: what ASan's authors recommend, and a third less compile time.
+  # -O1: what ASan's authors recommend; planner.cpp and controller.cpp
+  # compile in a third to a half less time than at -O2.
   if build "$san_dir" --enable-sanitizers --without-libtorch \
       CFLAGS="-g -O1" CXXFLAGS="-g -O1" 2>"$san_dir.log"; then
     say "build-san/: built in $(since "$t") s (progress in $san_dir.log)"

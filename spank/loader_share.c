@@ -238,6 +238,12 @@ extern int omru_loader_step_leave(void)
 	log_out("end", rc, &out);
 	unlink(ls.share);
 	unlink(ls.report);
+	/* A job killed while writing its report the documented way (NAME.tmp,
+	 * then renamed; omru-train does so) leaves the .tmp: without this the
+	 * job's directory outlives it. */
+	char tmp[sizeof(ls.report) + 8];
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", ls.report) < (int) sizeof(tmp))
+		unlink(tmp);
 	if (ls.field[0]) {
 		const char *keys[] = { "loader" }, *values[] = { ls.field };
 		omru_job_record_merge(ls.job_id, 1, keys, values);

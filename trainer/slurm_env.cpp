@@ -156,16 +156,25 @@ RankEnv rank_env(const GetEnv &getenv_fn)
 	} else {
 		e.master_host = "127.0.0.1";
 	}
-	// A port per job step, so steps on one node do not collide.  The ids
-	// only spread ports: anything unparsable counts as 0.
+	// The rendezvous port: MASTER_PORT, else the first of the ports Slurm
+	// reserved for this step on its nodes (slurm.conf MpiParams=ports=:
+	// no other step of the node has them), else one spread by the job and
+	// step ids below Linux's ephemeral range (32768-), where any process's
+	// listening sockets (Gloo's, for one) may hold the port already.
 	auto id = [&getenv_fn](const char *name) {
 		const char *v = getenv_fn(name);
 		return v ? std::strtoul(v, nullptr, 10) % 1000003ul : 0ul;
 	};
 	unsigned long job = id("SLURM_JOB_ID"), step = id("SLURM_STEP_ID");
-	e.master_port = static_cast<int>(env_long(getenv_fn, "MASTER_PORT",
-						  static_cast<long>(29500 + (job * 7 + step) % 20000),
-						  1, 65535));
+	long port = static_cast<long>(29500 + (job * 7 + step) % 3000);
+	if (const char *r = getenv_fn("SLURM_STEP_RESV_PORTS"); r && *r) {
+		char *end = nullptr;
+		long first = std::strtol(r, &end, 10);
+		if (end != r && (*end == '\0' || *end == '-' || *end == ',') && first >= 1 &&
+		    first <= 65535)
+			port = first;
+	}
+	e.master_port = static_cast<int>(env_long(getenv_fn, "MASTER_PORT", port, 1, 65535));
 	return e;
 }
 

@@ -18,7 +18,7 @@ struct RankEnv {
 	int local_rank = 0;
 	std::string node;        // this task's node name (SLURMD_NODENAME)
 	std::string master_host; // the step's first node, or MASTER_ADDR
-	int master_port = 0;     // MASTER_PORT, else derived from job/step ids
+	int master_port = 0;     // MASTER_PORT, else the step's reserved port, else from job/step ids
 	bool under_slurm = false;
 };
 

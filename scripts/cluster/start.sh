@@ -43,7 +43,8 @@ usage: $0 --state DIR [--select-type TYPE] [--plugin-dir DIR]
                        (default: one partition gpu with every node)
   --sched-params LIST  appended to SchedulerParameters (comma-separated)
   --netns K            slurmd in network namespaces, nodes ns1..nsK (default 0)
-  --port-base P        ports P..P+10+N+K; namespace subnet 10.200.(P%256).0/24
+  --port-base P        ports P..P+10+N+K and P+1000..P+1049 (MpiParams);
+                       namespace subnet 10.200.(P%256).0/24
                        (default 17000)
   --ctld-debug LEVEL   SlurmctldDebug (default debug)
   --first-job-id N     FirstJobId, 1..60000000 (default 1); clusters run side
@@ -117,8 +118,8 @@ validate_args() {
   fi
   [ $((NODES + NETNS)) -ge 1 ] || die "--nodes + --netns must be at least 1"
   if ! [[ $PORT_BASE =~ ^[0-9]+$ ]] || [ "$PORT_BASE" -lt 1024 ] ||
-    [ $((PORT_BASE + 10 + NODES + NETNS)) -gt 65535 ]; then
-    die "--port-base=$PORT_BASE: need 1024 <= P and P+10+N+K <= 65535"
+    [ $((PORT_BASE + 1049)) -gt 65535 ]; then
+    die "--port-base=$PORT_BASE: need 1024 <= P and P+1049 <= 65535 (MpiParams ports)"
   fi
   if ! [[ $FIRST_JOB_ID =~ ^[1-9][0-9]{0,7}$ ]] || [ "$FIRST_JOB_ID" -gt 60000000 ]; then
     die "--first-job-id=$FIRST_JOB_ID: must be an integer 1..60000000"

@@ -69,6 +69,10 @@ JobAcctGatherType=jobacct_gather/linux
 JobAcctGatherFrequency=30
 SwitchType=switch/none
 MpiDefault=none
+# Ports Slurm reserves per step (SLURM_STEP_RESV_PORTS; omru-train's
+# rendezvous takes the first): 50 from P + 1000, so clusters side by side
+# (port bases 50 apart) never hand out the same port.
+MpiParams=ports=$((PORT_BASE + 1000))-$((PORT_BASE + 1049))
 MailProg=/bin/true
 SlurmdParameters=config_overrides
 # An elastic job stopped for a resize exits 85 (omru-train): requeued.

@@ -47,15 +47,20 @@ cluster_up() {
   PLUGSTACK_FILE=$CLUSTER_DIR.plugstack.conf
   echo "required $OMRU_BUILDDIR/spank/.libs/spank_omru.so run_dir=$CLUSTER_DIR.run report_interval=${OMRU_TEST_REPORT_INTERVAL:-2} ${OMRU_TEST_PLUGSTACK_ARGS:-}" > "$PLUGSTACK_FILE"
   trap cluster_down EXIT
-  if ! "$OMRU_SRCDIR/scripts/cluster/start.sh" --state "$CLUSTER_DIR" \
+  # A start that fails (seen: MariaDB crashing while five clusters started
+  # at once) is tried once more, its log kept in the test's log.
+  local try
+  for try in 1 2; do
+    "$OMRU_SRCDIR/scripts/cluster/start.sh" --state "$CLUSTER_DIR" \
       --select-type select/omru_cons_tres \
       --plugin-dir "$OMRU_BUILDDIR/select_plugin/.libs" \
       --plugstack "$PLUGSTACK_FILE" --port-base "${OMRU_TEST_PORT_BASE:-17100}" \
       --first-job-id $(( ${OMRU_TEST_PORT_BASE:-17100} % 10000 * 10 + 1 )) \
-      "$@" > "$CLUSTER_DIR.start.log" 2>&1; then
+      "$@" > "$CLUSTER_DIR.start.log" 2>&1 && break
     sed 's/^/# /' "$CLUSTER_DIR.start.log"
-    bail "the local Slurm cluster did not come up (see above)"
-  fi
+    [ "$try" = 2 ] && bail "the local Slurm cluster did not come up (see above)"
+    echo "# the cluster did not come up; starting it again"
+  done
   grep -E 'ready in|failed \(try' "$CLUSTER_DIR.start.log" | sed 's/^/# /'
   # shellcheck disable=SC1091
   . "$CLUSTER_DIR/env.sh"

@@ -24,9 +24,9 @@ trap 'rm -f "$times"' EXIT
 export OMRU_TEST_TIMES=$times
 
 # Integration tests mostly wait on Slurm daemons, so more of them run at
-# once than there are cores.  On the 2-core CI machine (issue 25's note) 5
-# at once kept every timing-sensitive check green; more made the CPU-bound
-# trainer tests slow each other down more than the waits gained.
+# once than there are cores.  On a 2-core machine 4 and 5 at once were
+# tried (issue 25's note); 5 kept the timing-sensitive checks green and
+# finished sooner.  More was not measured.
 cores=$(nproc)
 test_jobs=${OMRU_TEST_JOBS:-$((cores * 2 > 5 ? cores * 2 : 5))}
 san_dir=$top/build-san

@@ -138,43 +138,6 @@ static ssize_t read_job_file(const char *file, char *buf, size_t cap,
 	return got;
 }
 
-extern void omru_job_record_merge(uint32_t job_id, int n,
-				  const char *const *keys,
-				  const char *const *values)
-{
-	job_info_msg_t *msg = NULL;
-	char merged[RECORD_MAX + 64], err[256];
-
-	if (slurm_load_job(&msg, job_id, 0) != SLURM_SUCCESS || !msg ||
-	    msg->record_count < 1) {
-		slurm_error("%s: job %u: cannot read its record from slurmctld: %s",
-			    OMRU_SPANK_NAME, job_id,
-			    slurm_strerror(slurm_get_errno()));
-		if (msg)
-			slurm_free_job_info_msg(msg);
-		return;
-	}
-	const char *cur = msg->job_array[0].admin_comment;
-	int rc = omru_record_merge(cur, keys, values, n, merged, sizeof(merged),
-				   err, sizeof(err));
-	bool same = rc == OMRU_OK && cur && strcmp(cur, merged) == 0;
-	slurm_free_job_info_msg(msg);
-	if (rc != OMRU_OK) {
-		slurm_error("%s: job %u: %s", OMRU_SPANK_NAME, job_id, err);
-		return;
-	}
-	if (same)
-		return;
-	job_desc_msg_t d;
-	slurm_init_job_desc_msg(&d);
-	d.job_id = job_id;
-	d.admin_comment = merged;
-	if (slurm_update_job(&d) != SLURM_SUCCESS)
-		slurm_error("%s: job %u: cannot update its AdminComment: %s",
-			    OMRU_SPANK_NAME, job_id,
-			    slurm_strerror(slurm_get_errno()));
-}
-
 static void update_record(int n, const char *const *keys,
 			  const char *const *values)
 {

@@ -70,8 +70,10 @@ extern void omru_job_record_alloc(int gpus, int nodes, time_t start);
 extern int omru_job_reporter_start(spank_t sp);
 /* exit: last rows + summary into AdminComment, directory removed. RET 0 */
 extern int omru_job_record_finish(spank_t sp);
-/* Merges KEYS=VALUES into job_id's AdminComment record with one RPC (any
- * step, any node; failures logged). */
+/* record_merge.c: merges KEYS=VALUES into job_id's AdminComment record
+ * (any step, any node), taking turns with the job's other writers on the
+ * node and merging again when another node's writer wrote over them;
+ * failures logged. */
 extern void omru_job_record_merge(uint32_t job_id, int n,
 				  const char *const *keys,
 				  const char *const *values);

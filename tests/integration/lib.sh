@@ -104,7 +104,10 @@ cluster_down() {
   if [ "$TAP_FAILED" = 0 ] && [ -z "${OMRU_KEEP_CLUSTER:-}" ]; then
     rm -rf "$CLUSTER_DIR" "$CLUSTER_DIR".*
   else
-    echo "# cluster state kept in $CLUSTER_DIR"
+    # CI keeps only the output: the daemons' complaints go there.
+    echo "# cluster state kept in $CLUSTER_DIR; the daemons' last errors:"
+    grep -h 'error' "$CLUSTER_DIR"/log/slurm*.log 2>/dev/null |
+      grep -v 'cannot find mpi plugin' | tail -n 40 | cut -c1-300 | sed 's/^/#   /'
   fi
 }
 
@@ -126,6 +129,23 @@ ctld_restart() {
     start_daemon slurmctld "$LOG_DIR/slurmctld.out" slurmctld -D -f "$SLURM_CONF_FILE"
     t=0
     until scontrol ping 2>/dev/null | grep -q UP || [ $t -ge 300 ]; do sleep 0.1; t=$((t + 1)); done
+  )
+}
+
+# ctld_pause SECONDS: slurmctld stopped (SIGSTOP) that long: RPCs sent
+# meanwhile are all answered together when it goes on.
+ctld_pause() {
+  (
+    # shellcheck disable=SC1091
+    . "$OMRU_SRCDIR/scripts/cluster/lib/layout.sh"
+    # shellcheck disable=SC1091
+    . "$OMRU_SRCDIR/scripts/cluster/lib/daemons.sh"
+    layout_init "$CLUSTER_DIR"
+    local pid
+    pid=$(daemon_pid slurmctld) || exit 1
+    kill -STOP "$pid"
+    sleep "$1"
+    kill -CONT "$pid"
   )
 }
 

@@ -1,0 +1,125 @@
+/*
+ * record_merge.c - remote context (slurmstepd, root): KEY=VALUE fields
+ * merged into a job's AdminComment record without losing another writer's.
+ *
+ * Several writers share one job's record (libomru/model/admin_comment.hpp):
+ * the batch step's reporter thread and its summary at the end, and every
+ * step's loader report at its end, on every node of the step.  Slurm has
+ * no compare-and-swap on AdminComment: each writer reads the line, merges
+ * its keys in and writes the whole line back, so two writers that read the
+ * same line drop each other's keys.  Seen: step 0's loader report, written
+ * 6 ms after the batch step's summary (srun returns before its slurmstepd's
+ * spank exit runs), put back the line without epochs_done.  So:
+ *   - writers of one job on one node take turns: an OFD lock on byte
+ *     JOB_ID of RUN_DIR/record.lock (per open file, so the threads of one
+ *     slurmstepd exclude each other as well as other slurmstepds);
+ *   - a writer reads the line again after writing and merges once more
+ *     when its values are gone (a writer on another node wrote over them);
+ *     merging is idempotent, so "nothing to change" is the check.
+ */
+#define _GNU_SOURCE /* F_OFD_SETLK */
+#include <errno.h>
+#include <stdbool.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <slurm/slurm.h>
+
+#include "omru/omru_record.h"
+#include "omru_spank.h"
+
+#define RECORD_LINE_MAX 1100
+#define LOCK_WAIT_S 10     /* a writer stuck in an RPC holds it this long */
+#define WRITES_MAX 3       /* one, and two more after other nodes' writes */
+
+/* RET an fd holding the job's byte of the node's lock file, or -1. */
+static int lock_job(uint32_t job_id)
+{
+	char path[OMRU_RUN_DIR_MAX + 32];
+	snprintf(path, sizeof(path), "%s/record.lock", omru_config.run_dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		slurm_error("%s: job %u: %s: %s; its record is written unlocked",
+			    OMRU_SPANK_NAME, job_id, path, strerror(errno));
+		return -1;
+	}
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+			    .l_start = (off_t) job_id, .l_len = 1 };
+	const struct timespec pause = { 0, 50 * 1000 * 1000 };
+	for (int i = 0; i < LOCK_WAIT_S * 20; i++) {
+		if (fcntl(fd, F_OFD_SETLK, &fl) == 0)
+			return fd;
+		if (errno != EAGAIN && errno != EACCES && errno != EINTR)
+			break;
+		nanosleep(&pause, NULL);
+	}
+	slurm_error("%s: job %u: no turn on %s (%s); its record is written "
+		    "unlocked", OMRU_SPANK_NAME, job_id, path, strerror(errno));
+	close(fd);
+	return -1;
+}
+
+/*
+ * One round: the current line, `keys` merged in, written back when that
+ * changes it and `may_write`.  RET 1 written, 0 nothing to change, 2 a
+ * change needed but not written, -1 failed (logged).
+ */
+static int merge_once(uint32_t job_id, int n, const char *const *keys,
+		      const char *const *values, bool may_write)
+{
+	job_info_msg_t *msg = NULL;
+	char merged[RECORD_LINE_MAX], err[256];
+
+	if (slurm_load_job(&msg, job_id, 0) != SLURM_SUCCESS || !msg ||
+	    msg->record_count < 1) {
+		slurm_error("%s: job %u: cannot read its record from slurmctld: %s",
+			    OMRU_SPANK_NAME, job_id,
+			    slurm_strerror(slurm_get_errno()));
+		if (msg)
+			slurm_free_job_info_msg(msg);
+		return -1;
+	}
+	const char *cur = msg->job_array[0].admin_comment;
+	int rc = omru_record_merge(cur, keys, values, n, merged, sizeof(merged),
+				   err, sizeof(err));
+	bool same = rc == OMRU_OK && cur && strcmp(cur, merged) == 0;
+	slurm_free_job_info_msg(msg);
+	if (rc != OMRU_OK) {
+		slurm_error("%s: job %u: %s", OMRU_SPANK_NAME, job_id, err);
+		return -1;
+	}
+	if (same)
+		return 0;
+	if (!may_write)
+		return 2;
+	job_desc_msg_t d;
+	slurm_init_job_desc_msg(&d);
+	d.job_id = job_id;
+	d.admin_comment = merged;
+	if (slurm_update_job(&d) != SLURM_SUCCESS) {
+		slurm_error("%s: job %u: cannot update its AdminComment: %s",
+			    OMRU_SPANK_NAME, job_id,
+			    slurm_strerror(slurm_get_errno()));
+		return -1;
+	}
+	return 1;
+}
+
+extern void omru_job_record_merge(uint32_t job_id, int n,
+				  const char *const *keys,
+				  const char *const *values)
+{
+	int fd = lock_job(job_id);
+	int writes = 0, rc;
+	while ((rc = merge_once(job_id, n, keys, values, writes < WRITES_MAX)) == 1)
+		writes++;
+	if (rc == 2)
+		slurm_error("%s: job %u: its AdminComment was written over %d "
+			    "times in a row; %s=%s is lost", OMRU_SPANK_NAME,
+			    job_id, writes, keys[0], values[0]);
+	if (fd >= 0)
+		close(fd); /* releases the lock */
+}

@@ -1,0 +1,200 @@
+/*
+ * job_test_answers.c - select_p_job_test with the plan in charge of GPU
+ * jobs: re-plans when one is due, then answers from the plan.  RUN_NOW
+ * only for jobs the plan starts now, with the planned GPU count on the
+ * planned nodes; WILL_RUN with the planned start; TEST_ONLY always with a
+ * count that fits an empty cluster (refusing it would make the job
+ * BadConstraints).  OMRU jobs without --cpus-per-gpu get CpusPerGpu, or
+ * with LoaderCpus=yes one CPU per GPU for the step plus the loader workers
+ * their model was measured to need.
+ */
+#include "plan_glue.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "src/common/select.h"
+
+static uint32_t forced_for = 0; /* the last job planned at once as new */
+static time_t seen_node_update = 0;
+
+static void maybe_replan(job_record_t *job_ptr, time_t now)
+{
+	double t = mono_now();
+	omru_ctl_decision_t d;
+	bool known = omru_ctl_lookup(ctl, job_ptr->job_id, &d);
+
+	if (&last_node_update && last_node_update != seen_node_update) {
+		seen_node_update = last_node_update;
+		dirty = true;
+	}
+	bool unseen = false;
+	if (!known && IS_JOB_PENDING(job_ptr)) {
+		dirty = true; /* a new job */
+		/*
+		 * One no plan had yet (submitted, released or freed since):
+		 * planned now, whatever PlanIntervalMin says, or it would
+		 * start as plain cons_tres.  Once per job, in case the plan
+		 * leaves it out for a reason Slurm does not test first.
+		 */
+		if (!omru_ctl_offered(ctl, job_ptr->job_id) &&
+		    job_ptr->job_id != forced_for) {
+			forced_for = job_ptr->job_id;
+			unseen = true;
+		}
+	}
+	if (unseen || plan_due(t)) {
+		dirty = false;
+		last_plan_at = t;
+		replan(now);
+	}
+}
+
+static void describe_wait(job_record_t *job_ptr, const omru_ctl_decision_t *d,
+			  time_t start)
+{
+	char when[32];
+	struct tm tm;
+
+	localtime_r(&start, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+	xfree(job_ptr->state_desc);
+	if (d->kind == OMRU_DECIDE_WAIT)
+		xstrfmtcat(job_ptr->state_desc,
+			   "OMRU plan: %d GPU(s) at %s", d->gpus, when);
+	else
+		xstrfmtcat(job_ptr->state_desc,
+			   "OMRU plan: queued behind the planned jobs");
+}
+
+extern int omru_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
+			 uint32_t min_nodes, uint32_t max_nodes,
+			 uint32_t req_nodes, uint16_t mode,
+			 List preemptee_candidates, List *preemptee_job_list,
+			 bitstr_t *exc_core_bitmap)
+{
+	job_gpus_t g;
+	omru_ctl_decision_t d;
+	time_t now = time(NULL);
+	int rc;
+
+#define DELEGATE()                                                            \
+	omru_delegate_job_test(job_ptr, node_bitmap, min_nodes, max_nodes,   \
+			       req_nodes, mode, preemptee_candidates,        \
+			       preemptee_job_list, exc_core_bitmap)
+
+	if (!ctl || !job_ptr || !job_gpu_request(job_ptr, &g) ||
+	    job_ptr->het_job_id)
+		return DELEGATE(); /* CPU-only jobs pass straight through */
+	job_options(job_ptr, &g);
+	if (!g.opts_ok || (!g.opts.set && !settings.plan_rigid_jobs))
+		return DELEGATE();
+	bool moldable = g.per_job && (g.opts.set & OMRU_OPT_GPUS);
+
+	slurm_mutex_lock(&plan_lock);
+	cost.tests[mode == SELECT_MODE_RUN_NOW ? 0 : mode == SELECT_MODE_TEST_ONLY ? 1 : 2]++;
+	if (mode != SELECT_MODE_TEST_ONLY)
+		maybe_replan(job_ptr, now);
+	omru_ctl_lookup(ctl, job_ptr->job_id, &d);
+	bool send_stops = planned_since_stops && settings.elastic;
+	planned_since_stops = false;
+	slurm_mutex_unlock(&plan_lock);
+	if (send_stops)
+		omru_elastic_after_plan(ctl, &plan_lock);
+
+	if (mode == SELECT_MODE_TEST_ONLY || d.kind == OMRU_DECIDE_PASS) {
+		/* Any count of the range must fit an empty cluster. */
+		if (moldable)
+			set_job_gpus(job_ptr, g.opts.gpus_min);
+		if (g.opts.set)
+			set_job_cpus(job_ptr, job_cpus_per_gpu(job_ptr, &d, node_bitmap));
+		if (mode != SELECT_MODE_TEST_ONLY || d.kind == OMRU_DECIDE_PASS)
+			return DELEGATE();
+		slurm_mutex_lock(&plan_lock);
+		uint64_t node_update = node_config_stamp();
+		bool hit = test_only_memo_get(memo, job_ptr, node_bitmap, node_update);
+		slurm_mutex_unlock(&plan_lock);
+		if (hit)
+			return SLURM_SUCCESS;
+		bitstr_t *offered = bit_copy(node_bitmap);
+		rc = DELEGATE();
+		if (rc == SLURM_SUCCESS) {
+			slurm_mutex_lock(&plan_lock);
+			test_only_memo_put(memo, job_ptr, offered, node_bitmap,
+					   node_update);
+			slurm_mutex_unlock(&plan_lock);
+		}
+		FREE_NULL_BITMAP(offered);
+		return rc;
+	}
+	if (mode == SELECT_MODE_RUN_NOW && d.kind != OMRU_DECIDE_START) {
+		/*
+		 * Refused as it is: with bf_min_prio_reserve every held job
+		 * comes here in every main cycle, then in TEST_ONLY, so the
+		 * request is left at the count TEST_ONLY gives it (rewriting
+		 * it back and forth cost a TRES string per call).
+		 */
+		debug2("%s: %pJ: held back by the plan", plugin_type, job_ptr);
+		return SLURM_ERROR; /* never TEST_ONLY: see above */
+	}
+	if (moldable)
+		set_job_gpus(job_ptr, d.kind == OMRU_DECIDE_HOLD ?
+					      (int) g.opts.gpus_min : d.gpus);
+
+	if (mode == SELECT_MODE_RUN_NOW) {
+		bitstr_t *planned;
+		planned = bit_alloc(bit_size(node_bitmap));
+		for (int i = 0; i < d.where_count; i++) {
+			int node, cnt;
+			if (omru_ctl_decision_where(&d, i, &node, &cnt) == OMRU_OK &&
+			    node < bit_size(planned))
+				bit_set(planned, node);
+		}
+		/*
+		 * The plan packs GPUs on the fewest nodes; a job that asked
+		 * for more nodes (-N) than that keeps every eligible node and
+		 * cons_tres spreads it (the next plan reads where it went).
+		 */
+		if (!job_ptr->details ||
+		    job_ptr->details->min_nodes <= (uint32_t) d.where_count)
+			bit_and(node_bitmap, planned);
+		FREE_NULL_BITMAP(planned);
+		if (g.opts.set)
+			set_job_cpus(job_ptr, job_cpus_per_gpu(job_ptr, &d, node_bitmap));
+		rc = DELEGATE();
+		if (rc == SLURM_SUCCESS)
+			debug("%s: %pJ starts as planned: %d GPU(s) on %d node(s)",
+			      plugin_type, job_ptr, d.gpus, d.where_count);
+		else
+			debug("%s: %pJ: planned start refused by cons_tres",
+			      plugin_type, job_ptr);
+		return rc;
+	}
+
+	/* WILL_RUN (backfill, squeue --start): the plan's answer. */
+	if (g.opts.set)
+		set_job_cpus(job_ptr, job_cpus_per_gpu(job_ptr, &d, node_bitmap));
+	rc = DELEGATE();
+	if (d.kind == OMRU_DECIDE_START)
+		return rc;
+	time_t start = (d.kind == OMRU_DECIDE_WAIT) ? (time_t) ceil(d.start_s) :
+			now + (time_t) settings.plan_interval_max_s;
+	if (rc == SLURM_SUCCESS && job_ptr->start_time > start)
+		start = job_ptr->start_time;
+	if (start <= now)
+		start = now + 1; /* a held job is never answered "now" */
+	if (rc != SLURM_SUCCESS && d.kind == OMRU_DECIDE_WAIT) {
+		/* Keep the first planned-many available nodes for display. */
+		int keep = d.nodes > 0 ? d.nodes : 1;
+		for (int i = 0; i < bit_size(node_bitmap); i++)
+			if (bit_test(node_bitmap, i) && keep-- <= 0)
+				bit_clear(node_bitmap, i);
+		rc = SLURM_SUCCESS;
+	}
+	if (rc == SLURM_SUCCESS) {
+		job_ptr->start_time = start;
+		describe_wait(job_ptr, &d, start);
+	}
+	return rc;
+#undef DELEGATE
+}

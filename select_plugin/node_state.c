@@ -1,0 +1,128 @@
+/*
+ * node_state.c - what slurmctld's node records say select/omru needs: which
+ * nodes are up, their GPUs and CPUs, and a stamp of their configuration.
+ */
+#include "plan_glue.h"
+
+extern bool node_usable(int i)
+{
+	node_record_t *n = node_record_table_ptr[i];
+	if (!n)
+		return false;
+	if (&avail_node_bitmap && avail_node_bitmap)
+		return bit_test(avail_node_bitmap, i);
+	return !IS_NODE_DOWN(n) && !IS_NODE_DRAIN(n) && !IS_NODE_FAIL(n);
+}
+
+/* Configured and allocated GPUs of a node, from its GRES state. */
+extern void node_gpus(node_record_t *n, int *gpus, int *alloc)
+{
+	ListIterator it;
+	gres_state_t *gs;
+
+	*gpus = *alloc = 0;
+	if (!n || !n->gres_list)
+		return;
+	it = list_iterator_create(n->gres_list);
+	while ((gs = list_next(it))) {
+		gres_node_state_t *ns;
+		if (!is_gpu(gs))
+			continue;
+		ns = gs->gres_data;
+		*gpus += ns->gres_cnt_avail;
+		*alloc += ns->gres_cnt_alloc;
+	}
+	list_iterator_destroy(it);
+}
+
+extern gres_node_state_t *node_gpu_state(node_record_t *n)
+{
+	gres_state_t *gs;
+	gres_node_state_t *found = NULL;
+	ListIterator it;
+
+	if (!n || !n->gres_list)
+		return NULL;
+	it = list_iterator_create(n->gres_list);
+	while ((gs = list_next(it)))
+		if (is_gpu(gs)) {
+			found = gs->gres_data;
+			break;
+		}
+	list_iterator_destroy(it);
+	return found;
+}
+
+/*
+ * The CPUs per GPU the least CPU-rich node of `nodes` with GPUs can give
+ * every one of its GPUs (its CPUs, less specialized ones, over its GPUs);
+ * 0 when none has GPUs.
+ */
+extern int node_cpus_per_gpu(bitstr_t *nodes)
+{
+	int least = 0;
+	int count = nodes ? MIN(node_record_count, bit_size(nodes)) : 0;
+
+	for (int i = 0; i < count; i++) {
+		node_record_t *n = node_record_table_ptr[i];
+		int gpus, alloc, per;
+		if (!n || !bit_test(nodes, i))
+			continue;
+		node_gpus(n, &gpus, &alloc);
+		if (gpus < 1)
+			continue;
+		/* At least 1: a node with more GPUs than CPUs still caps. */
+		per = MAX(1, (n->cpus_efctv ? n->cpus_efctv : n->cpus) / gpus);
+		if (!least || per < least)
+			least = per;
+	}
+	return least;
+}
+
+/*
+ * What cons_tres's TEST_ONLY reads of the nodes: their configured
+ * resources, not their state (the nodes offered say which are up) nor
+ * what runs on them.  last_node_update moves at every job start and end;
+ * this only when a node's resources change, so remembered TEST_ONLY
+ * answers (test_only_memo.h) survive the cluster's traffic.  Caller holds
+ * plan_lock.
+ */
+extern uint64_t node_config_stamp(void)
+{
+	static time_t seen = (time_t) -1;
+	static uint64_t stamp;
+
+	if (!&last_node_update || !&node_record_table_ptr || !node_record_table_ptr)
+		return 0;
+	if (last_node_update == seen)
+		return stamp;
+	seen = last_node_update;
+	uint64_t h = 0xcbf29ce484222325ULL;
+#define MIX(v) (h = (h ^ (uint64_t) (v)) * 0x100000001b3ULL)
+	for (int i = 0; i < node_record_count; i++) {
+		node_record_t *n = node_record_table_ptr[i];
+		if (!n) {
+			MIX(i);
+			continue;
+		}
+		MIX((uintptr_t) n->config_ptr);
+		MIX(n->cpus);
+		MIX(n->boards);
+		MIX(n->tot_sockets);
+		MIX(n->cores);
+		MIX(n->threads);
+		MIX(n->core_spec_cnt);
+		MIX(n->real_memory);
+		MIX(n->mem_spec_limit);
+		MIX(n->tmp_disk);
+		for (const char *c = n->gres; c && *c; c++)
+			MIX(*c);
+		for (const char *c = n->features_act; c && *c; c++)
+			MIX(*c);
+		for (const char *c = n->cpu_spec_list; c && *c; c++)
+			MIX(*c);
+	}
+#undef MIX
+	stamp = h;
+	return stamp;
+}

@@ -1,0 +1,115 @@
+/*
+ * plan_glue.h - what the files of select/omru_cons_tres's plan glue share
+ * (doc/select_omru_cons_tres.8; the Slurm facts they rely on:
+ * doc/slurm-facts.md).  A file per role:
+ *   plan_glue.c         start, stop, omru.conf, state files
+ *   job_request.c       what a job asks (GPUs, CPUs, OMRU options) and how
+ *                       select/omru rewrites it
+ *   node_state.c        what the nodes hold and offer
+ *   plan_snapshot.c     Slurm's jobs and nodes into the planner, and a plan
+ *   job_test_answers.c  job_test: the plan's answers to slurmctld
+ *   job_begin_fini.c    a job's start (GPUs, AdminComment) and end
+ *   background_sync.c   the thread: profile store, splits, elastic stops
+ * Everything runs inside slurmctld only (the other Slurm commands that
+ * load the plugin never start the planner).
+ */
+#ifndef OMRU_PLAN_GLUE_H
+#define OMRU_PLAN_GLUE_H
+
+#include "config.h"
+
+/* Call libslurm's exported slurm_* names, as Slurm's own plugins do: they
+ * exist in libslurm.so (API clients) as well as in libslurmfull. */
+#include "src/common/slurm_xlator.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+#include "src/common/bitstring.h"
+#include "src/common/gres.h"
+#include "src/common/list.h"
+#include "src/common/log.h"
+#include "src/common/node_conf.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "omru/omru.h"
+#include "omru/omru_ctl.h"
+#include "omru_select.h"
+#include "test_only_memo.h"
+
+/*
+ * slurmctld's own data and functions: weak, because every Slurm command
+ * loads this plugin too (they resolve to NULL there, and the planner is
+ * never started outside slurmctld).
+ */
+extern List job_list __attribute__((weak));
+/* In libslurmfull, but not in libslurm.so (API clients load us too). */
+extern node_record_t **node_record_table_ptr __attribute__((weak));
+extern int node_record_count __attribute__((weak));
+extern time_t last_node_update __attribute__((weak));
+extern bitstr_t *avail_node_bitmap __attribute__((weak));
+#pragma weak lock_slurmctld
+#pragma weak unlock_slurmctld
+#pragma weak job_set_req_tres
+
+/* plan_glue.c: the planner and what goes with it, under plan_lock. */
+extern pthread_mutex_t plan_lock;
+extern omru_ctl_t *ctl;
+extern test_only_memo_t *memo; /* held jobs' TEST_ONLY answers */
+extern omru_ctl_settings_t settings;
+extern bool dirty; /* something changed since the last plan */
+extern bool planned_since_stops; /* stops to send (elastic_glue.c) */
+extern double last_plan_at; /* monotonic seconds */
+/* A re-plan as slurmctld pays for it: reading its jobs and nodes (the
+ * snapshot) and planning, under its locks. */
+typedef struct {
+	long tests[3]; /* job_test calls by mode: RUN_NOW, TEST_ONLY, WILL_RUN */
+	long replans;
+	double snapshot_ms, snapshot_max_ms, total_ms, total_max_ms;
+} plan_cost_t;
+extern plan_cost_t cost;
+extern double mono_now(void);
+
+/* job_request.c */
+/* What select/omru needs to know of a job's GPU request. */
+typedef struct {
+	int gpus; /* per job, or per node x min nodes */
+	bool per_job; /* --gpus=N: the count can be rewritten */
+	omru_job_options_t opts;
+	bool opts_ok;
+} job_gpus_t;
+extern bool is_gpu(gres_state_t *gs);
+extern bool job_gpu_request(job_record_t *job_ptr, job_gpus_t *out);
+extern void job_options(job_record_t *job_ptr, job_gpus_t *g);
+extern void set_job_gpus(job_record_t *job_ptr, int gpus);
+extern bool job_asked_cpus_per_gpu(job_record_t *job_ptr);
+extern int job_cpus_per_gpu(job_record_t *job_ptr, const omru_ctl_decision_t *d,
+			    bitstr_t *nodes);
+extern void set_job_cpus(job_record_t *job_ptr, int cpus);
+extern int job_cpus_per_gres(job_record_t *job_ptr);
+
+/* node_state.c */
+extern bool node_usable(int i);
+extern void node_gpus(node_record_t *n, int *gpus, int *alloc);
+extern gres_node_state_t *node_gpu_state(node_record_t *n);
+extern int node_cpus_per_gpu(bitstr_t *nodes);
+extern uint64_t node_config_stamp(void);
+
+/* node_features.c: whether a node has what a --constraint asks. */
+extern bool node_has_features(node_record_t *n, const char *features);
+
+/* plan_snapshot.c (callers hold plan_lock and slurmctld's job and node
+ * locks) */
+extern bool plan_due(double t);
+extern void replan(time_t now);
+
+/* background_sync.c */
+extern void omru_sync_start(void);
+extern void omru_sync_stop(void);
+
+#endif

@@ -1,0 +1,257 @@
+/*
+ * plan_snapshot.c - Slurm's state as the planner sees it (every node's GPUs,
+ * every running and pending GPU job with where it may start), then a plan;
+ * and when a plan is due.
+ */
+#include "plan_glue.h"
+
+#include <string.h>
+
+static double last_stats_log = 0;
+
+static uint32_t job_time_limit_min(job_record_t *job_ptr)
+{
+	uint32_t t = job_ptr->time_limit;
+	part_record_t *p = job_ptr->part_ptr;
+
+	if (t == NO_VAL && p)
+		t = (p->default_time != NO_VAL) ? p->default_time : p->max_time;
+	return (t == NO_VAL || t == INFINITE) ? 0 : t;
+}
+
+/*
+ * The GPU links (gres.conf Links=) of the first of the largest GPU nodes
+ * that has them, for the costs of pipeline splits: nodes alike.
+ */
+static void snapshot_gpu_links(void)
+{
+	int best = 0, best_node = -1;
+	for (int i = 0; i < node_record_count; i++) {
+		gres_node_state_t *ns = node_gpu_state(node_record_table_ptr[i]);
+		int n = (ns && ns->gres_bit_alloc) ? bit_size(ns->gres_bit_alloc) : 0;
+		if (ns && ns->links_cnt && n > best && n <= 64) {
+			best = n;
+			best_node = i;
+		}
+	}
+	if (best_node < 0)
+		return;
+	gres_node_state_t *ns = node_gpu_state(node_record_table_ptr[best_node]);
+	int *links = xcalloc(best * best, sizeof(int));
+	for (int a = 0; a < best; a++)
+		for (int b = 0; b < best; b++)
+			links[a * best + b] = ns->links_cnt[a] ? ns->links_cnt[a][b] : 0;
+	if (omru_ctl_snapshot_links(ctl, links, best) != OMRU_OK)
+		debug("%s: %s's GPU links are not a symmetric matrix; pipeline "
+		      "splits are costed over PCIe", plugin_type,
+		      node_record_table_ptr[best_node]->name);
+	xfree(links);
+}
+
+/* Pending jobs that cannot start whatever the plan says stay out of it. */
+static bool job_waits_for_other_reasons(job_record_t *job_ptr, time_t now)
+{
+	if (job_ptr->priority == 0 || job_ptr->het_job_id)
+		return true;
+	if (job_ptr->details && job_ptr->details->begin_time > now)
+		return true;
+	switch (job_ptr->state_reason) {
+	case WAIT_DEPENDENCY:
+	case WAIT_DEP_INVALID:
+	case WAIT_HELD:
+	case WAIT_HELD_USER:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static int add_job(job_record_t *job_ptr, time_t now, int *eligible,
+		   int *where_node, int *where_gpus)
+{
+	omru_ctl_job_t j;
+	job_gpus_t g;
+	char err[256];
+
+	if (!job_gpu_request(job_ptr, &g))
+		return 0;
+	job_options(job_ptr, &g);
+	if (!g.opts.set && !settings.plan_rigid_jobs)
+		return 0;
+	memset(&j, 0, sizeof(j));
+	j.job_id = job_ptr->job_id;
+	j.submit_s = job_ptr->details ? job_ptr->details->submit_time : now;
+	j.time_limit_s = 60.0 * job_time_limit_min(job_ptr);
+	j.priority = job_ptr->priority;
+	j.uid = job_ptr->user_id;
+	/* Rows its node sent; a requeued job's epochs_done. */
+	j.admin_comment = job_ptr->admin_comment;
+	j.opts = (g.opts.set && g.per_job) ? &g.opts : NULL;
+	if (g.opts.set && !g.per_job) {
+		/* Planned at its own count: only --gpus=N can be rewritten. */
+		static omru_job_options_t rigid;
+		rigid = g.opts;
+		rigid.set &= ~OMRU_OPT_GPUS;
+		j.opts = &rigid;
+	}
+	j.gpus = g.gpus;
+	j.max_nodes = (job_ptr->details && job_ptr->details->max_nodes &&
+		       job_ptr->details->max_nodes < 100000) ?
+			      job_ptr->details->max_nodes : 0;
+	if (IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr)) {
+		ListIterator it;
+		gres_state_t *gs;
+		j.running = 1;
+		j.start_s = job_ptr->start_time;
+		if (!job_ptr->node_bitmap || !job_ptr->gres_list_alloc)
+			return 0;
+		/* gres_cnt_node_alloc is by position in the job's nodes. */
+		int pos = 0, n = 0;
+		for (int i = 0; i < node_record_count; i++) {
+			uint64_t cnt = 0;
+			if (!bit_test(job_ptr->node_bitmap, i))
+				continue;
+			it = list_iterator_create(job_ptr->gres_list_alloc);
+			while ((gs = list_next(it))) {
+				gres_job_state_t *js = gs->gres_data;
+				if (is_gpu(gs) && js->gres_cnt_node_alloc &&
+				    (uint32_t) pos < js->node_cnt)
+					cnt += js->gres_cnt_node_alloc[pos];
+			}
+			list_iterator_destroy(it);
+			pos++;
+			if (cnt) {
+				where_node[n] = i;
+				where_gpus[n++] = cnt;
+			}
+		}
+		j.where_node = where_node;
+		j.where_gpus = where_gpus;
+		j.where_count = n;
+		if (!n)
+			return 0;
+	} else {
+		struct job_details *d = job_ptr->details;
+		bitstr_t *parts = bit_alloc(node_record_count);
+		int n = 0;
+		if (job_ptr->part_ptr_list) {
+			ListIterator it = list_iterator_create(job_ptr->part_ptr_list);
+			part_record_t *p;
+			while ((p = list_next(it)))
+				if (p->node_bitmap)
+					bit_or(parts, p->node_bitmap);
+			list_iterator_destroy(it);
+		} else if (job_ptr->part_ptr && job_ptr->part_ptr->node_bitmap) {
+			bit_or(parts, job_ptr->part_ptr->node_bitmap);
+		}
+		for (int i = 0; i < node_record_count; i++) {
+			if (!bit_test(parts, i) || !node_usable(i))
+				continue;
+			if (d && d->exc_node_bitmap && bit_test(d->exc_node_bitmap, i))
+				continue;
+			if (d && d->req_node_bitmap && !bit_test(d->req_node_bitmap, i))
+				continue;
+			if (d && !node_has_features(node_record_table_ptr[i], d->features))
+				continue;
+			eligible[n++] = i;
+		}
+		FREE_NULL_BITMAP(parts);
+		j.eligible = eligible;
+		j.eligible_count = n;
+		j.held = job_waits_for_other_reasons(job_ptr, now);
+	}
+	if (omru_ctl_snapshot_job(ctl, &j, err, sizeof(err)) != OMRU_OK)
+		error("%s: %pJ left out of the plan: %s", plugin_type,
+		      job_ptr, err);
+	return 0;
+}
+
+/* Snapshot of nodes and GPU jobs, then a plan.  Caller holds plan_lock;
+ * slurmctld holds the job and node write locks around job_test. */
+extern void replan(time_t now)
+{
+	char err[512], stats[256];
+	int *eligible, *where_node, *where_gpus;
+	job_record_t *job_ptr;
+	ListIterator it;
+
+	if (!&job_list || !job_list || !&node_record_table_ptr ||
+	    !&node_record_count || !node_record_table_ptr)
+		return;
+	double t0 = mono_now();
+	omru_ctl_snapshot_begin(ctl, now, node_record_count);
+	for (int i = 0; i < node_record_count; i++) {
+		node_record_t *n = node_record_table_ptr[i];
+		int gpus, alloc;
+		node_gpus(n, &gpus, &alloc);
+		omru_ctl_snapshot_node(ctl, i, n ? n->name : "", gpus, alloc,
+				       node_usable(i));
+	}
+	snapshot_gpu_links();
+	eligible = xcalloc(node_record_count + 1, sizeof(int));
+	where_node = xcalloc(node_record_count + 1, sizeof(int));
+	where_gpus = xcalloc(node_record_count + 1, sizeof(int));
+	it = list_iterator_create(job_list);
+	while ((job_ptr = list_next(it))) {
+		if (IS_JOB_PENDING(job_ptr)) {
+			/* A job requeued to resume from a resize waits out
+			 * Slurm's requeue delay on the GPUs held for it. */
+			if (job_waits_for_other_reasons(job_ptr, now) &&
+			    !(job_ptr->priority &&
+			      omru_ctl_resuming(ctl, job_ptr->job_id)))
+				continue;
+		} else if (!IS_JOB_RUNNING(job_ptr) && !IS_JOB_SUSPENDED(job_ptr)) {
+			continue;
+		}
+		add_job(job_ptr, now, eligible, where_node, where_gpus);
+	}
+	list_iterator_destroy(it);
+	xfree(eligible);
+	xfree(where_node);
+	xfree(where_gpus);
+	double t1 = mono_now();
+	test_only_memo_sweep(memo);
+	planned_since_stops = true;
+	if (omru_ctl_plan(ctl, err, sizeof(err)) != OMRU_OK)
+		error("%s: planning failed, GPU jobs are scheduled as plain "
+		      "cons_tres until the next plan: %s", plugin_type, err);
+	double snap_ms = 1e3 * (t1 - t0), total_ms = 1e3 * (mono_now() - t0);
+	cost.replans++;
+	cost.snapshot_ms += snap_ms;
+	cost.total_ms += total_ms;
+	if (snap_ms > cost.snapshot_max_ms)
+		cost.snapshot_max_ms = snap_ms;
+	if (total_ms > cost.total_max_ms)
+		cost.total_max_ms = total_ms;
+	omru_ctl_stats(ctl, stats, sizeof(stats));
+	int memo_jobs;
+	long memo_hits, memo_misses;
+	test_only_memo_stats(memo, &memo_jobs, &memo_hits, &memo_misses);
+	if (settings.log_plans)
+		info("%s: plan: %s replan_ms=%.2f snapshot_ms=%.2f "
+		     "job_tests=%ld/%ld/%ld test_only_memo=%d/%ld/%ld", plugin_type,
+		     stats, total_ms, snap_ms, cost.tests[0], cost.tests[1],
+		     cost.tests[2], memo_jobs, memo_hits, memo_misses);
+	else
+		debug("%s: plan: %s replan_ms=%.2f snapshot_ms=%.2f "
+		      "job_tests=%ld/%ld/%ld test_only_memo=%d/%ld/%ld",
+		      plugin_type, stats, total_ms, snap_ms, cost.tests[0],
+		      cost.tests[1], cost.tests[2], memo_jobs, memo_hits,
+		      memo_misses);
+	if (mono_now() - last_stats_log >= 60) {
+		last_stats_log = mono_now();
+		info("%s: planner cost so far: %s; with the snapshot: replans=%ld "
+		     "mean_ms=%.2f max_ms=%.2f snapshot_mean_ms=%.2f "
+		     "snapshot_max_ms=%.2f", plugin_type, stats, cost.replans,
+		     cost.total_ms / cost.replans, cost.total_max_ms,
+		     cost.snapshot_ms / cost.replans, cost.snapshot_max_ms);
+	}
+}
+
+/* A plan is due: something changed and PlanIntervalMin passed, or
+ * PlanIntervalMax passed.  Caller holds plan_lock. */
+extern bool plan_due(double t)
+{
+	return ctl && ((dirty && t - last_plan_at >= settings.plan_interval_min_s) ||
+		       t - last_plan_at >= settings.plan_interval_max_s);
+}

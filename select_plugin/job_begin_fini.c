@@ -7,6 +7,33 @@
 
 #include <sys/wait.h>
 
+/* The GPU type (gres.conf Type=) of slot b, 0 when not known. */
+static uint32_t gpu_type(gres_node_state_t *ns, int b)
+{
+	for (int t = 0; t < ns->topo_cnt && ns->topo_gres_bitmap; t++)
+		if (ns->topo_gres_bitmap[t] && b < bit_size(ns->topo_gres_bitmap[t]) &&
+		    bit_test(ns->topo_gres_bitmap[t], b))
+			return ns->topo_type_id ? ns->topo_type_id[t] : 0;
+	return 0;
+}
+
+/* Whether slot b has the type of every slot of `sel` (one type each). */
+static bool same_type_as(gres_node_state_t *ns, int b, bitstr_t *sel)
+{
+	uint32_t want = 0;
+	bool seen = false;
+	for (int s = 0; s < bit_size(sel); s++) {
+		if (!bit_test(sel, s))
+			continue;
+		uint32_t t = gpu_type(ns, s);
+		if (seen && t != want)
+			return bit_test(sel, b); /* mixed: keep its own */
+		want = t;
+		seen = true;
+	}
+	return gpu_type(ns, b) == want;
+}
+
 /* The best-linked free GPUs of each node for the count cons_tres chose
  * there; before select_nodeinfo_set, so the node accounting follows. */
 static void pick_linked_gpus(job_record_t *job_ptr)
@@ -15,6 +42,10 @@ static void pick_linked_gpus(job_record_t *job_ptr)
 	gres_state_t *gs;
 
 	if (!job_ptr->gres_list_req || !job_ptr->node_bitmap)
+		return;
+	/* --gres-flags=enforce-binding: cons_tres matched GPUs to the
+	 * job's cores; a re-pick would break that. */
+	if (job_ptr->bit_flags & GRES_ENFORCE_BIND)
 		return;
 	it = list_iterator_create(job_ptr->gres_list_req);
 	while ((gs = list_next(it))) {
@@ -40,8 +71,11 @@ static void pick_linked_gpus(job_record_t *job_ptr)
 				continue;
 			free_map = xcalloc(n, 1);
 			slots = xcalloc(n, sizeof(int));
+			/* Only GPUs cons_tres could have given the job
+			 * instead: free, of the type it took. */
 			for (int b = 0; b < n; b++)
-				free_map[b] = !bit_test(ns->gres_bit_alloc, b);
+				free_map[b] = !bit_test(ns->gres_bit_alloc, b) &&
+					      same_type_as(ns, b, sel);
 			if (ns->links_cnt) {
 				links = xcalloc(n * n, sizeof(int));
 				for (int a = 0; a < n; a++)
@@ -134,6 +168,8 @@ extern void omru_job_fini(job_record_t *job_ptr)
 		job_options(job_ptr, &g);
 	slurm_mutex_lock(&plan_lock);
 	dirty = true;
+	if (job_ptr)
+		refusals_nodes_freed(job_ptr->node_bitmap);
 	if (job_ptr && omru_ctl_job_stopped(ctl, job_ptr->job_id,
 					    WEXITSTATUS(job_ptr->exit_code),
 					    time(NULL)))

@@ -16,6 +16,7 @@
 #include "src/common/select.h"
 
 static uint32_t forced_for = 0; /* the last job planned at once as new */
+static long forced_at = -1; /* ... before plan number forced_at */
 static time_t seen_node_update = 0;
 
 static void maybe_replan(job_record_t *job_ptr, time_t now)
@@ -32,19 +33,28 @@ static void maybe_replan(job_record_t *job_ptr, time_t now)
 	if (!known && IS_JOB_PENDING(job_ptr)) {
 		dirty = true; /* a new job */
 		/*
-		 * One no plan had yet (submitted, released or freed since):
+		 * One no plan had yet (submitted, released, freed since, or
+		 * let go by a Slurm limit that kept it out of the plan):
 		 * planned now, whatever PlanIntervalMin says, or it would
-		 * start as plain cons_tres.  Once per job, in case the plan
-		 * leaves it out for a reason Slurm does not test first.
+		 * start as plain cons_tres.  Once per job and plan, in case
+		 * the plan leaves it out for a reason Slurm does not test
+		 * first.
 		 */
+		long plans = omru_ctl_plan_count(ctl);
 		if (!omru_ctl_offered(ctl, job_ptr->job_id) &&
-		    job_ptr->job_id != forced_for) {
+		    (job_ptr->job_id != forced_for || plans != forced_at)) {
 			forced_for = job_ptr->job_id;
+			forced_at = plans + 1;
 			unseen = true;
 		}
 	}
-	if (unseen || plan_due(t)) {
+	/* A start the plan counts on that Slurm keeps waiting (a limit
+	 * reached, a license taken): its GPUs go to others now. */
+	if (!replan_now && planned_start_blocked())
+		replan_now = true;
+	if (unseen || replan_now || plan_due(t)) {
 		dirty = false;
+		replan_now = false;
 		last_plan_at = t;
 		replan(now);
 	}
@@ -65,6 +75,30 @@ static void describe_wait(job_record_t *job_ptr, const omru_ctl_decision_t *d,
 	else
 		xstrfmtcat(job_ptr->state_desc,
 			   "OMRU plan: queued behind the planned jobs");
+}
+
+/*
+ * cons_tres refused the planned start on `planned` (CPUs, memory, a GPU
+ * type or a license there that the plan does not model, or a node Slurm
+ * did not offer): the job is planned without those nodes until something
+ * ends there, and a plan is made at once so its GPUs go to the next job of
+ * this pass (start_refusals.c).
+ */
+static void note_refusal(job_record_t *job_ptr, bitstr_t *planned)
+{
+	char *names = bitmap2node_name(planned);
+	info("%s: %pJ: planned start on %s refused by cons_tres; planned "
+	     "without %s until a job there ends", plugin_type, job_ptr, names,
+	     bit_set_count(planned) > 1 ? "them" : "it");
+	xfree(job_ptr->state_desc);
+	xstrfmtcat(job_ptr->state_desc,
+		   "OMRU plan: %s cannot take it now (CPUs, memory or GPUs); "
+		   "waits for resources there or elsewhere", names);
+	xfree(names);
+	slurm_mutex_lock(&plan_lock);
+	refusals_note(job_ptr->job_id, planned);
+	replan_now = true;
+	slurm_mutex_unlock(&plan_lock);
 }
 
 extern int omru_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
@@ -96,12 +130,20 @@ extern int omru_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	if (mode != SELECT_MODE_TEST_ONLY)
 		maybe_replan(job_ptr, now);
 	omru_ctl_lookup(ctl, job_ptr->job_id, &d);
+	bool refused = refusals_has(job_ptr->job_id);
 	bool send_stops = planned_since_stops && settings.elastic;
 	planned_since_stops = false;
 	slurm_mutex_unlock(&plan_lock);
 	if (send_stops)
 		omru_elastic_after_plan(ctl, &plan_lock);
 
+	if (mode == SELECT_MODE_RUN_NOW && d.kind == OMRU_DECIDE_PASS &&
+	    refused) {
+		/* Left out of the plan because every node it may use refused
+		 * it: it waits for a change there, not for cons_tres to put
+		 * it ahead of the planned jobs. */
+		return SLURM_ERROR;
+	}
 	if (mode == SELECT_MODE_TEST_ONLY || d.kind == OMRU_DECIDE_PASS) {
 		/* Any count of the range must fit an empty cluster. */
 		if (moldable)
@@ -158,16 +200,16 @@ extern int omru_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 		if (!job_ptr->details ||
 		    job_ptr->details->min_nodes <= (uint32_t) d.where_count)
 			bit_and(node_bitmap, planned);
-		FREE_NULL_BITMAP(planned);
 		if (g.opts.set)
 			set_job_cpus(job_ptr, job_cpus_per_gpu(job_ptr, &d, node_bitmap));
 		rc = DELEGATE();
-		if (rc == SLURM_SUCCESS)
+		if (rc == SLURM_SUCCESS) {
 			debug("%s: %pJ starts as planned: %d GPU(s) on %d node(s)",
 			      plugin_type, job_ptr, d.gpus, d.where_count);
-		else
-			debug("%s: %pJ: planned start refused by cons_tres",
-			      plugin_type, job_ptr);
+		} else {
+			note_refusal(job_ptr, planned);
+		}
+		FREE_NULL_BITMAP(planned);
 		return rc;
 	}
 

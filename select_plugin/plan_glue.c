@@ -18,6 +18,7 @@ omru_ctl_t *ctl = NULL;
 test_only_memo_t *memo = NULL;
 omru_ctl_settings_t settings;
 bool dirty = true;
+bool replan_now = false;
 bool planned_since_stops = false;
 double last_plan_at = -1e300;
 plan_cost_t cost;
@@ -95,6 +96,7 @@ extern void omru_plan_fini(void)
 	slurm_mutex_lock(&plan_lock);
 	omru_ctl_destroy(ctl);
 	ctl = NULL;
+	refusals_fini();
 	test_only_memo_destroy(memo);
 	memo = NULL;
 	slurm_mutex_unlock(&plan_lock);

@@ -9,6 +9,8 @@
  *   plan_snapshot.c     Slurm's jobs and nodes into the planner, and a plan
  *   job_test_answers.c  job_test: the plan's answers to slurmctld
  *   job_begin_fini.c    a job's start (GPUs, AdminComment) and end
+ *   start_refusals.c    planned starts cons_tres refused
+ *   node_features.c     --constraint against a node's features
  *   background_sync.c   the thread: profile store, splits, elastic stops
  * Everything runs inside slurmctld only (the other Slurm commands that
  * load the plugin never start the planner).
@@ -37,6 +39,7 @@
 #include "src/common/node_conf.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
+#include "src/slurmctld/reservation.h"
 #include "omru/omru.h"
 #include "omru/omru_ctl.h"
 #include "omru_select.h"
@@ -56,6 +59,8 @@ extern bitstr_t *avail_node_bitmap __attribute__((weak));
 #pragma weak lock_slurmctld
 #pragma weak unlock_slurmctld
 #pragma weak job_set_req_tres
+#pragma weak job_test_resv
+#pragma weak find_job_record
 
 /* plan_glue.c: the planner and what goes with it, under plan_lock. */
 extern pthread_mutex_t plan_lock;
@@ -63,6 +68,9 @@ extern omru_ctl_t *ctl;
 extern test_only_memo_t *memo; /* held jobs' TEST_ONLY answers */
 extern omru_ctl_settings_t settings;
 extern bool dirty; /* something changed since the last plan */
+/* A plan at the next job_test, whatever PlanIntervalMin says: the last
+ * one counted on a start Slurm did not make. */
+extern bool replan_now;
 extern bool planned_since_stops; /* stops to send (elastic_glue.c) */
 extern double last_plan_at; /* monotonic seconds */
 /* A re-plan as slurmctld pays for it: reading its jobs and nodes (the
@@ -107,6 +115,27 @@ extern bool node_has_features(node_record_t *n, const char *features);
  * locks) */
 extern bool plan_due(double t);
 extern void replan(time_t now);
+/* Whether Slurm keeps the pending job waiting for a reason of its own (a
+ * limit, license, reservation, partition state): no plan counts on it. */
+extern bool job_blocked_by_slurm(job_record_t *job_ptr);
+/* Whether a pending job the last plan starts now is one Slurm keeps
+ * waiting (the plan's GPUs for it would idle). */
+extern bool planned_start_blocked(void);
+
+/* start_refusals.c (callers hold plan_lock) */
+/* cons_tres refused the job's planned start on `planned`. */
+extern void refusals_note(uint32_t job_id, bitstr_t *planned);
+/* `eligible` less the nodes that refused the job since nothing changed
+ * there.  RET the count kept (in place). */
+extern int refusals_filter(uint32_t job_id, int *eligible, int count);
+/* A job ended on `nodes`: what they refused may fit now. */
+/* Whether the job was refused since nothing changed where it was. */
+extern bool refusals_has(uint32_t job_id);
+extern void refusals_nodes_freed(bitstr_t *nodes);
+/* Records of jobs for which still_waits says false go. */
+extern void refusals_sweep(bool (*still_waits)(uint32_t job_id));
+extern void refusals_forget_all(void);
+extern void refusals_fini(void);
 
 /* background_sync.c */
 extern void omru_sync_start(void);

@@ -8,6 +8,10 @@
 #include <string.h>
 
 static double last_stats_log = 0;
+/* Pending jobs the last plan starts now (planned_start_blocked). */
+static uint32_t *starts;
+static int starts_len, starts_cap;
+static uint64_t refusals_stamp;
 
 static uint32_t job_time_limit_min(job_record_t *job_ptr)
 {
@@ -48,6 +52,26 @@ static void snapshot_gpu_links(void)
 	xfree(links);
 }
 
+extern bool job_blocked_by_slurm(job_record_t *job_ptr)
+{
+	/*
+	 * slurmctld tests a job's QOS and association limits, licenses,
+	 * reservation and partition before it asks job_test, and leaves the
+	 * reason in state_reason (doc/slurm-facts.md, "Before job_test").
+	 * Only these reasons mean "waits for nodes or its turn"; when Slurm's
+	 * own reason clears (acct_policy_job_runnable_pre_select resets it),
+	 * slurmctld asks job_test again and the plan takes the job in.
+	 */
+	switch (job_ptr->state_reason) {
+	case WAIT_NO_REASON:
+	case WAIT_PRIORITY:
+	case WAIT_RESOURCES:
+		return false;
+	default:
+		return true;
+	}
+}
+
 /* Pending jobs that cannot start whatever the plan says stay out of it. */
 static bool job_waits_for_other_reasons(job_record_t *job_ptr, time_t now)
 {
@@ -55,15 +79,34 @@ static bool job_waits_for_other_reasons(job_record_t *job_ptr, time_t now)
 		return true;
 	if (job_ptr->details && job_ptr->details->begin_time > now)
 		return true;
-	switch (job_ptr->state_reason) {
-	case WAIT_DEPENDENCY:
-	case WAIT_DEP_INVALID:
-	case WAIT_HELD:
-	case WAIT_HELD_USER:
-		return true;
-	default:
-		return false;
+	return job_blocked_by_slurm(job_ptr);
+}
+
+/*
+ * The nodes the job may use now as Slurm's reservations allow (its own
+ * reservation's, or all but those reserved for others over its run time):
+ * slurmctld's job_test_resv, as select_nodes asks it.  RET a bitmap to
+ * free, or NULL with *none set when no node is (its reservation has not
+ * begun, or every node it needs is reserved), or NULL without *none when
+ * Slurm's function is not there.
+ */
+static bitstr_t *job_resv_nodes(job_record_t *job_ptr, time_t now, bool *none)
+{
+	bitstr_t *nodes = NULL, *exc_cores = NULL;
+	bool overlap = false;
+	time_t when = now;
+
+	*none = false;
+	if (!job_test_resv)
+		return NULL;
+	int rc = job_test_resv(job_ptr, &when, false, &nodes, &exc_cores,
+			       &overlap, false);
+	FREE_NULL_BITMAP(exc_cores);
+	if (rc != SLURM_SUCCESS || when > now) {
+		FREE_NULL_BITMAP(nodes);
+		*none = true;
 	}
+	return nodes;
 }
 
 static int add_job(job_record_t *job_ptr, time_t now, int *eligible,
@@ -144,6 +187,13 @@ static int add_job(job_record_t *job_ptr, time_t now, int *eligible,
 		} else if (job_ptr->part_ptr && job_ptr->part_ptr->node_bitmap) {
 			bit_or(parts, job_ptr->part_ptr->node_bitmap);
 		}
+		bool no_resv_node;
+		bitstr_t *resv = job_resv_nodes(job_ptr, now, &no_resv_node);
+		if (no_resv_node)
+			bit_clear_all(parts);
+		else if (resv)
+			bit_and(parts, resv);
+		FREE_NULL_BITMAP(resv);
 		for (int i = 0; i < node_record_count; i++) {
 			if (!bit_test(parts, i) || !node_usable(i))
 				continue;
@@ -156,6 +206,7 @@ static int add_job(job_record_t *job_ptr, time_t now, int *eligible,
 			eligible[n++] = i;
 		}
 		FREE_NULL_BITMAP(parts);
+		n = refusals_filter(job_ptr->job_id, eligible, n);
 		j.eligible = eligible;
 		j.eligible_count = n;
 		j.held = job_waits_for_other_reasons(job_ptr, now);
@@ -168,6 +219,53 @@ static int add_job(job_record_t *job_ptr, time_t now, int *eligible,
 
 /* Snapshot of nodes and GPU jobs, then a plan.  Caller holds plan_lock;
  * slurmctld holds the job and node write locks around job_test. */
+static bool job_still_pending(uint32_t job_id)
+{
+	job_record_t *job_ptr = find_job_record ? find_job_record(job_id) : NULL;
+	return job_ptr && IS_JOB_PENDING(job_ptr);
+}
+
+/* The pending jobs the new plan starts now. */
+static void note_planned_starts(void)
+{
+	ListIterator it = list_iterator_create(job_list);
+	job_record_t *job_ptr;
+	omru_ctl_decision_t d;
+
+	starts_len = 0;
+	while ((job_ptr = list_next(it))) {
+		if (!IS_JOB_PENDING(job_ptr) ||
+		    !omru_ctl_lookup(ctl, job_ptr->job_id, &d) ||
+		    d.kind != OMRU_DECIDE_START)
+			continue;
+		if (starts_len == starts_cap) {
+			starts_cap = starts_cap ? 2 * starts_cap : 16;
+			xrecalloc(starts, starts_cap, sizeof(*starts));
+		}
+		starts[starts_len++] = job_ptr->job_id;
+	}
+	list_iterator_destroy(it);
+}
+
+/*
+ * slurmctld's scheduler skips a job over a limit without asking job_test
+ * and writes why in its state_reason; the plan that starts it now would
+ * keep its GPUs idle until the next periodic plan.
+ */
+extern bool planned_start_blocked(void)
+{
+	if (!find_job_record)
+		return false;
+	for (int i = 0; i < starts_len; i++) {
+		job_record_t *job_ptr = find_job_record(starts[i]);
+		if (job_ptr && IS_JOB_PENDING(job_ptr) &&
+		    job_blocked_by_slurm(job_ptr) &&
+		    !omru_ctl_resuming(ctl, job_ptr->job_id))
+			return true;
+	}
+	return false;
+}
+
 extern void replan(time_t now)
 {
 	char err[512], stats[256];
@@ -191,6 +289,13 @@ extern void replan(time_t now)
 	eligible = xcalloc(node_record_count + 1, sizeof(int));
 	where_node = xcalloc(node_record_count + 1, sizeof(int));
 	where_gpus = xcalloc(node_record_count + 1, sizeof(int));
+	/* A node's resources changed: what it refused may fit now. */
+	uint64_t stamp = node_config_stamp();
+	if (stamp != refusals_stamp) {
+		refusals_stamp = stamp;
+		refusals_forget_all();
+	}
+	refusals_sweep(job_still_pending);
 	it = list_iterator_create(job_list);
 	while ((job_ptr = list_next(it))) {
 		if (IS_JOB_PENDING(job_ptr)) {
@@ -215,6 +320,7 @@ extern void replan(time_t now)
 	if (omru_ctl_plan(ctl, err, sizeof(err)) != OMRU_OK)
 		error("%s: planning failed, GPU jobs are scheduled as plain "
 		      "cons_tres until the next plan: %s", plugin_type, err);
+	note_planned_starts();
 	double snap_ms = 1e3 * (t1 - t0), total_ms = 1e3 * (mono_now() - t0);
 	cost.replans++;
 	cost.snapshot_ms += snap_ms;

@@ -27,7 +27,7 @@ usage: $0 --state DIR [--select-type TYPE] [--plugin-dir DIR]
           [--plugstack FILE] [--omru-conf FILE] [--nodes N] [--netns K]
           [--gpus-per-node G|G1,G2,...] [--partitions SPEC]
           [--sched-params LIST] [--port-base P] [--ctld-debug LEVEL]
-          [--first-job-id N]
+          [--first-job-id N] [--extra-conf FILE] [--users LIST]
 
   --state DIR          all state, configs and logs go here (created if missing)
   --select-type TYPE   SelectType (default select/omru_cons_tres)
@@ -51,6 +51,11 @@ usage: $0 --state DIR [--select-type TYPE] [--plugin-dir DIR]
                        by side on one host need different job ids: a job's
                        id picks ports and names on the host (omru-train's
                        rendezvous port), and their job 1 would collide
+  --extra-conf FILE    lines appended to slurm.conf (site limits to test:
+                       AccountingStorageEnforce=, Licenses=, ...)
+  --users LIST         more existing Unix users (comma-separated) given
+                       associations in account omru besides root, so jobs
+                       can be submitted as them (sbatch --uid=USER as root)
 USAGE
 }
 
@@ -71,12 +76,13 @@ parse_args() {
   STATE_ARG="" SELECT_TYPE=select/omru_cons_tres EXTRA_PLUGIN_DIR=""
   PLUGSTACK_SRC="" NODES=4 NETNS=0 PORT_BASE=17000 CTLD_DEBUG=debug
   OMRU_CONF_SRC="" GPUS_ARG=4 PARTITIONS="" SCHED_EXTRA="" FIRST_JOB_ID=1
+  EXTRA_CONF_SRC="" EXTRA_USERS=""
   while [ $# -gt 0 ]; do
     case $1 in
       -h | --help) usage; exit 0 ;;
       --state | --select-type | --plugin-dir | --plugstack | --nodes | --netns | \
         --port-base | --ctld-debug | --omru-conf | --gpus-per-node | \
-        --partitions | --sched-params | --first-job-id)
+        --partitions | --sched-params | --first-job-id | --extra-conf | --users)
         [ $# -ge 2 ] || die "$1 needs a value"
         case $1 in
           --state) STATE_ARG=$2 ;;
@@ -92,6 +98,8 @@ parse_args() {
           --partitions) PARTITIONS=$2 ;;
           --sched-params) SCHED_EXTRA=$2 ;;
           --first-job-id) FIRST_JOB_ID=$2 ;;
+          --extra-conf) EXTRA_CONF_SRC=$2 ;;
+          --users) EXTRA_USERS=$2 ;;
         esac
         # An empty value would silently mean "the default" for these.
         case $1 in
@@ -133,6 +141,17 @@ validate_args() {
   fi
   if [ -n "$OMRU_CONF_SRC" ]; then
     [ -f "$OMRU_CONF_SRC" ] || die "--omru-conf=$OMRU_CONF_SRC: no such file"
+  fi
+  if [ -n "$EXTRA_CONF_SRC" ]; then
+    [ -f "$EXTRA_CONF_SRC" ] || die "--extra-conf=$EXTRA_CONF_SRC: no such file"
+  fi
+  if [ -n "$EXTRA_USERS" ]; then
+    [[ $EXTRA_USERS =~ ^[a-z_][a-z0-9_-]*(,[a-z_][a-z0-9_-]*)*$ ]] ||
+      die "--users=$EXTRA_USERS: must be user names separated by commas"
+    local u
+    for u in ${EXTRA_USERS//,/ }; do
+      id -u "$u" >/dev/null 2>&1 || die "--users: no Unix user '$u'"
+    done
   fi
   validate_gpus_per_node
   validate_partitions
@@ -426,6 +445,7 @@ register_accounts() {
   if [ -n "${SUDO_USER:-}" ] && [ "$SUDO_USER" != root ]; then
     users+=",$SUDO_USER"
   fi
+  [ -z "$EXTRA_USERS" ] || users+=",$EXTRA_USERS"
   {
     sacctmgr -i add account "$ACCOUNT" Cluster="$CLUSTER_NAME" \
       Description="slurm-omru tests" Organization=omru &&

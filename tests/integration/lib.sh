@@ -106,8 +106,9 @@ cluster_down() {
   else
     # CI keeps only the output: the daemons' complaints go there.
     echo "# cluster state kept in $CLUSTER_DIR; the daemons' last errors:"
-    grep -h 'error' "$CLUSTER_DIR"/log/slurm*.log 2>/dev/null |
-      grep -v 'cannot find mpi plugin' | tail -n 40 | cut -c1-300 | sed 's/^/#   /'
+    grep -h ' error: ' "$CLUSTER_DIR"/log/slurm*.log 2>/dev/null |
+      grep -v -e 'mpi' -e 'PMIx' -e 'pmix' -e 'innodb' | tail -n 30 |
+      cut -c1-300 | sed 's/^/#   /'
   fi
 }
 

@@ -113,6 +113,9 @@ TreeWidth=65533
 $(node_lines)
 $(partition_lines)
 CONF
+  if [ -n "${EXTRA_CONF_SRC:-}" ]; then
+    { echo "# --extra-conf $EXTRA_CONF_SRC"; cat "$EXTRA_CONF_SRC"; } >>"$SLURM_CONF_FILE"
+  fi
 }
 
 # sched_params: short intervals keep tests quick; under select/omru the plan

@@ -122,10 +122,18 @@ static double median(std::vector<double> v)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-SpeedModel::SpeedModel(const ProfileTable &p, const Cluster &c) : cluster_(c)
+SpeedModel::SpeedModel(const ProfileTable &p, const Cluster &c, double spread_cost)
+	: cluster_(c), spread_cost_(spread_cost)
 {
 	if (c.nodes < 1 || c.gpus_per_node < 1)
 		throw std::invalid_argument("speed model: the cluster has no GPU");
+	if (!(spread_cost >= 1) || !std::isfinite(spread_cost))
+		throw std::invalid_argument("speed model: spread cost " +
+					    std::to_string(spread_cost) +
+					    " is not a number >= 1");
+	// Spread / packed of every model, by (gpus, nodes): a model that
+	// measured no spread borrows their median.
+	std::map<std::pair<int, int>, std::vector<double>> site;
 	for (int m = 0; m < p.model_count(); m++) {
 		Model model;
 		// Raw rows by node count (counts ascending, as p.counts()).
@@ -155,6 +163,7 @@ SpeedModel::SpeedModel(const ProfileTable &p, const Cluster &c) : cluster_(c)
 				if (k > kmin && packed) {
 					ratios[k - kmin].push_back(*e / *packed);
 					all.push_back(*e / *packed);
+					site[{ g, k }].push_back(*e / *packed);
 				}
 			}
 		}
@@ -170,6 +179,19 @@ SpeedModel::SpeedModel(const ProfileTable &p, const Cluster &c) : cluster_(c)
 			model.ratio_all = median(all);
 		models_.push_back(std::move(model));
 	}
+	// At least 1: a gain other models showed is no evidence for this
+	// one, and a spread priced below packed would let a plan spread a
+	// job into holes (and past its time limit) on that hope alone.
+	for (auto &[gk, r] : site)
+		site_ratio_[gk] = std::max(1.0, median(r));
+}
+
+double SpeedModel::unmeasured_ratio(int gpus, int nodes) const
+{
+	auto it = site_ratio_.find({ gpus, nodes });
+	if (it != site_ratio_.end())
+		return it->second;
+	return std::pow(spread_cost_, nodes - cluster_.min_nodes(gpus));
 }
 
 void SpeedModel::check(int model, int gpus) const
@@ -224,10 +246,13 @@ SpeedEstimate SpeedModel::spread(int model, int gpus, int nodes) const
 		if (gpus >= curve.gpus.front() && gpus <= curve.gpus.back())
 			return curve.at(gpus);
 	}
-	// The penalty (or gain) of measured spreads as wide beyond packed,
-	// else of any measured spread, else none.
+	// The penalty (or gain) of the model's measured spreads as wide
+	// beyond packed, else of any of its measured spreads, else what the
+	// site knows of spreading.
 	auto r = m.ratio_by_extra.find(nodes - kmin);
-	double ratio = r != m.ratio_by_extra.end() ? r->second : m.ratio_all;
+	double ratio = r != m.ratio_by_extra.end() ? r->second
+		       : m.ratio_all                 ? *m.ratio_all
+						     : unmeasured_ratio(gpus, nodes);
 	return { packed(model, gpus).epoch_s * ratio, Confidence::Extrapolated };
 }
 

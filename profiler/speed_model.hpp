@@ -36,6 +36,8 @@
 #define OMRU_PROFILER_SPEED_MODEL_HPP
 
 #include <map>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "model/cluster.hpp"
@@ -52,6 +54,17 @@ enum class Confidence {
 // "measured", "interpolated", "extrapolated".
 const char *confidence_name(Confidence c);
 
+// What one node more than the fewest costs a spread that neither its model
+// nor any other model measured: epoch time x this, per extra node
+// (omru.conf SpreadCost, doc/omru.conf.5).  Priced at 1 (free), the plan
+// spread small jobs over nodes to fill holes, and they ran ~1.3x slower.
+// In data/profiles-t4.csv 2 to 4 GPUs over more nodes than they need cost a
+// median 1.09x per extra node, up to 2.5x for yolov3, ncf and bert; 2 GPUs
+// over 2 nodes a median 1.31x.  1.25 sits between: a plan that waits a
+// little for a packed placement loses less than one that spreads a job
+// that communicates much.
+constexpr double kDefaultSpreadCost = 1.25;
+
 struct SpeedEstimate {
 	double epoch_s;
 	Confidence confidence;
@@ -60,8 +73,11 @@ struct SpeedEstimate {
 class SpeedModel {
     public:
 	// Fits every model of `p` for counts 1..c.total_gpus() on cluster `c`;
-	// std::invalid_argument when the cluster has no GPU.
-	SpeedModel(const ProfileTable &p, const Cluster &c);
+	// `spread_cost` prices spreads nobody measured (spread() above).
+	// std::invalid_argument when the cluster has no GPU or spread_cost is
+	// not a number >= 1.
+	SpeedModel(const ProfileTable &p, const Cluster &c,
+		   double spread_cost = kDefaultSpreadCost);
 
 	int model_count() const { return static_cast<int>(models_.size()); }
 	int max_gpus() const { return cluster_.total_gpus(); }
@@ -84,7 +100,9 @@ class SpeedModel {
 	//  - k > min_nodes(g), g outside [a, b] or no curve k: packed(g) times
 	//    the model's median ratio of measured spreads that many nodes wider
 	//    than packed to the packed row of the same count, else the median
-	//    over all its measured spreads, else 1; Extrapolated.
+	//    over all its measured spreads; a model that measured no spread:
+	//    the median ratio of the other models' spreads of g over k nodes
+	//    (at least 1), else spread_cost per extra node; Extrapolated.
 	SpeedEstimate spread(int model, int gpus, int nodes) const;
 	// spread(model, gpus, min_nodes(gpus)): the fewest nodes.  Rises at
 	// node boundaries (see the top of this file).
@@ -110,12 +128,20 @@ class SpeedModel {
 		std::map<int, Curve> curves; // by node count; only with rows
 		// Median spread row / packed row, by extra nodes over packed.
 		std::map<int, double> ratio_by_extra;
-		double ratio_all = 1.0; // the same over every spread row
+		// The same over every spread row; unset: no spread measured.
+		std::optional<double> ratio_all;
 	};
 	void check(int model, int gpus) const;
+	// The cost of spreading `gpus` over `nodes` for a model that measured
+	// no spread: what the others measured there, else spread_cost_.
+	double unmeasured_ratio(int gpus, int nodes) const;
 
 	Cluster cluster_;
 	std::vector<Model> models_;
+	// (gpus, nodes) -> median spread / packed over the models that
+	// measured both, at least 1.
+	std::map<std::pair<int, int>, double> site_ratio_;
+	double spread_cost_;
 };
 
 // The monotone fit on its own: isotonic (non-increasing) least-squares

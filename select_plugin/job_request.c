@@ -85,6 +85,9 @@ extern void set_job_gpus(job_record_t *job_ptr, int gpus)
 			continue;
 		js = gs->gres_data;
 		if (js->gres_per_job && js->gres_per_job != (uint64_t) gpus) {
+			slurm_mutex_lock(&plan_lock);
+			asked_gpus_note(job_ptr->job_id, (int) js->gres_per_job);
+			slurm_mutex_unlock(&plan_lock);
 			js->gres_per_job = gpus;
 			js->total_gres = gpus;
 			changed = true;

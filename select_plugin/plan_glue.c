@@ -97,6 +97,7 @@ extern void omru_plan_fini(void)
 	omru_ctl_destroy(ctl);
 	ctl = NULL;
 	refusals_fini();
+	asked_gpus_fini();
 	test_only_memo_destroy(memo);
 	memo = NULL;
 	slurm_mutex_unlock(&plan_lock);

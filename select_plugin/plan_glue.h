@@ -10,6 +10,7 @@
  *   job_test_answers.c  job_test: the plan's answers to slurmctld
  *   job_begin_fini.c    a job's start (GPUs, AdminComment) and end
  *   start_refusals.c    planned starts cons_tres refused
+ *   asked_gpus.c        what a moldable job asked before it was rewritten
  *   node_features.c     --constraint against a node's features
  *   background_sync.c   the thread: profile store, splits, elastic stops
  * Everything runs inside slurmctld only (the other Slurm commands that
@@ -136,6 +137,14 @@ extern void refusals_nodes_freed(bitstr_t *nodes);
 extern void refusals_sweep(bool (*still_waits)(uint32_t job_id));
 extern void refusals_forget_all(void);
 extern void refusals_fini(void);
+
+/* asked_gpus.c (callers hold plan_lock) */
+/* The job's --gpus before select/omru's first rewrite of it. */
+extern void asked_gpus_note(uint32_t job_id, int gpus);
+/* What the job asked, or `fallback` when not known. */
+extern int asked_gpus_get(uint32_t job_id, int fallback);
+extern void asked_gpus_sweep(bool (*still_waits)(uint32_t job_id));
+extern void asked_gpus_fini(void);
 
 /* background_sync.c */
 extern void omru_sync_start(void);

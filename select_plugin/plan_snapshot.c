@@ -137,7 +137,10 @@ static int add_job(job_record_t *job_ptr, time_t now, int *eligible,
 		rigid.set &= ~OMRU_OPT_GPUS;
 		j.opts = &rigid;
 	}
-	j.gpus = g.gpus;
+	/* Pending: what it asked, which a moldable job whose limit fits no
+	 * count of its range runs at (job_test rewrote the request). */
+	j.gpus = IS_JOB_PENDING(job_ptr) ? asked_gpus_get(job_ptr->job_id, g.gpus)
+					 : g.gpus;
 	j.max_nodes = (job_ptr->details && job_ptr->details->max_nodes &&
 		       job_ptr->details->max_nodes < 100000) ?
 			      job_ptr->details->max_nodes : 0;
@@ -296,6 +299,7 @@ extern void replan(time_t now)
 		refusals_forget_all();
 	}
 	refusals_sweep(job_still_pending);
+	asked_gpus_sweep(job_still_pending);
 	it = list_iterator_create(job_list);
 	while ((job_ptr = list_next(it))) {
 		if (IS_JOB_PENDING(job_ptr)) {

@@ -38,6 +38,7 @@ omru::controller::PlanSettings settings_of(const omru::controller::OmruConf &c)
 	s.fairness_factor = c.fairness_factor;
 	s.max_pending = static_cast<size_t>(c.max_pending_planned);
 	s.correction_margin = c.correction_margin;
+	s.spread_cost = c.spread_cost;
 	s.cpus_per_gpu = c.cpus_per_gpu;
 	s.loader_cpus = c.loader_cpus;
 	s.elastic = c.elastic;

@@ -29,7 +29,8 @@ SiteProfiles only_table(std::shared_ptr<const ProfileTable> t)
 
 Controller::Controller(const SiteProfiles &site, PlanSettings s)
 	: store_(std::make_shared<profiler::ProfileStore>()),
-	  books_(site.table, site.row_list), settings_(s), pending_cap_(s.max_pending),
+	  books_(site.table, site.row_list, s.spread_cost), settings_(s),
+	  pending_cap_(s.max_pending),
 	  resizes_(s.resize)
 {
 	books_.set_store(store_);
@@ -42,7 +43,7 @@ Controller::Controller(std::shared_ptr<const ProfileTable> profiles, PlanSetting
 
 void Controller::reconfigure(const SiteProfiles &site, PlanSettings s)
 {
-	books_ = ProfileBooks(site.table, site.row_list);
+	books_ = ProfileBooks(site.table, site.row_list, s.spread_cost);
 	books_.set_store(store_);
 	settings_ = s;
 	pending_cap_ = s.max_pending;

@@ -197,6 +197,10 @@ const std::vector<Key> &keys()
 		  [](std::string_view v, size_t, OmruConf &c, Seen &) {
 			  return number_in(v, 0.01, 10, c.correction_margin, "a fraction");
 		  } },
+		{ "SpreadCost",
+		  [](std::string_view v, size_t, OmruConf &c, Seen &) {
+			  return number_in(v, 1, 10, c.spread_cost, "a factor");
+		  } },
 		{ "CpusPerGpu",
 		  [](std::string_view v, size_t, OmruConf &c, Seen &) {
 			  return whole_in(v, 0, 1024, c.cpus_per_gpu);
@@ -415,6 +419,7 @@ std::string format_omru_conf(const OmruConf &c)
 	s += " MaxPendingPlanned=" + std::to_string(c.max_pending_planned);
 	s += std::string(" LogPlans=") + (c.log_plans ? "yes" : "no");
 	s += " CorrectionMargin=" + fmt(c.correction_margin);
+	s += " SpreadCost=" + fmt(c.spread_cost);
 	s += std::string(" Elastic=") + (c.elastic ? "yes" : "no");
 	s += " ElasticGrace=" + fmt(c.elastic_grace_s);
 	s += " RestartOverhead=" + fmt(c.restart_overhead_s);

@@ -11,6 +11,7 @@
 
 #include "job_options.hpp" // Parsed
 #include "planner/plan.hpp"
+#include "profiler/speed_model.hpp" // kDefaultSpreadCost
 
 namespace omru {
 namespace controller {
@@ -30,6 +31,7 @@ struct OmruConf {
 	int max_pending_planned = 5000;         // MaxPendingPlanned=, 1..1000000
 	bool log_plans = false;                 // LogPlans=
 	double correction_margin = 0.25;        // CorrectionMargin=, 0.01..10
+	double spread_cost = kDefaultSpreadCost; // SpreadCost=, 1..10 per extra node
 	bool elastic = true;                    // Elastic=: resize --omru-elastic jobs
 	double elastic_grace_s = 300;           // ElasticGrace=, 5..86400 seconds
 	double restart_overhead_s = 60;         // RestartOverhead=, 0..86400 (until measured)

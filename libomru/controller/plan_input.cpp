@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <limits>
 
 namespace omru {
 namespace controller {
@@ -19,9 +21,32 @@ double runtime_of(const JobSnap &j)
 	return j.time_limit_s > 0 ? j.time_limit_s : kDefaultRuntimeS;
 }
 
-// Identifies a curve: model (-1: default), count range, node cap, and for
-// default curves the runtime they stand for.
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Time limits allow for the prediction being off by the correction margin,
+// but at most by this much: a larger CorrectionMargin turns corrections off
+// (the test clusters set 10, their CPU runs being faster than the profiles)
+// rather than saying that jobs run more than twice their prediction, and
+// read as such it would keep most jobs from starting.
+constexpr double kLimitMarginMax = 1.0;
+
+// What a job's time limit leaves of its curve (plan_input.hpp): spreads
+// slower per epoch than max_epoch_s are dropped, except on count `keep` (a
+// running job's own, 0: none); when no count is left, the curve is count
+// `fallback` alone, unfiltered (0: the job is not modelled).
+struct Limit {
+	double max_epoch_s = kInf;
+	int keep = 0;
+	int fallback = 0;
+};
+
+// Identifies a job's curve before its Limit: model (-1: default), count
+// range, node cap, and for default curves the runtime they stand for.
 using CurveKey = std::tuple<const SpeedBook *, int, int, int, int, double>;
+// A curve of the input: its unlimited curve, the slowest epoch time the
+// Limit keeps (infinity: all), Limit::keep and Limit::fallback.  Jobs
+// whose limits keep the same spreads share one curve.
+using LimitedKey = std::tuple<int, double, int, int>;
 
 class Builder {
     public:
@@ -51,7 +76,20 @@ class Builder {
 		return settings_.pipeline ? settings_.pipeline->gain(j.model, g, k, gpn_).factor
 					  : 1.0;
 	}
-	int curve(const JobSnap &j);
+	// The job's curve in the input, `limit` applied; -1: none.
+	int curve(const JobSnap &j, const Limit &limit);
+	// Its curve without a limit (an index into unlimited_); -1: none.
+	int unlimited(const JobSnap &j);
+	// `cv` without the spreads slower than cap_s, but on count `keep`.
+	planner::SpeedCurve limited(const planner::SpeedCurve &cv, double cap_s,
+				    int keep) const;
+	double limit_margin() const
+	{
+		return std::min(settings_.correction_margin, kLimitMarginMax);
+	}
+	Limit pending_limit(const JobSnap &j, int m) const;
+	Limit resize_limit(const JobSnap &j, int m, const planner::PlanJob &pj,
+			   double left_now) const;
 	int node_set(const std::vector<int> &eligible);
 	// Jobs with a resize under way go to add_held (build() routes them).
 	void add_running(const JobSnap &j);
@@ -62,14 +100,19 @@ class Builder {
 	const Resize *held(const JobSnap &j) const;
 	NodeCounts held_where(const JobSnap &j, const Resize &r) const;
 	void add_held(const JobSnap &j, const Resize &r);
-	double epochs_left(const JobSnap &j) const;
+	// Epochs left after `done_now` more of this run.
+	double epochs_left(const JobSnap &j, double done_now = 0) const;
 
 	const Snapshot &snap_;
 	const BookFor &book_for_;
 	const PlanSettings &settings_;
 	const ResizeBook *resizes_;
 	int nodes_ = 0, gpn_ = 1, total_ = 0;
-	std::map<CurveKey, int> curves_;
+	// Pricing every spread of every count costs the most: done once per
+	// CurveKey, then limited per job (cheap).
+	std::vector<planner::SpeedCurve> unlimited_;
+	std::map<CurveKey, int> unlimited_of_;
+	std::map<LimitedKey, int> curves_;
 	std::map<std::vector<int>, int> sets_;
 	BuiltInput out_;
 };
@@ -83,7 +126,7 @@ int Builder::model_of(const JobSnap &j) const
 	return b.profiles()->model_id(j.model);
 }
 
-int Builder::curve(const JobSnap &j)
+int Builder::unlimited(const JobSnap &j)
 {
 	int m = model_of(j);
 	int lo, hi;
@@ -105,8 +148,8 @@ int Builder::curve(const JobSnap &j)
 	SpeedBook &book = book_of(j);
 	const SpeedModel *model = speed_of(book);
 	CurveKey key{ m >= 0 ? &book : nullptr, m, lo, hi, j.max_nodes, runtime };
-	auto it = curves_.find(key);
-	if (it != curves_.end())
+	auto it = unlimited_of_.find(key);
+	if (it != unlimited_of_.end())
 		return it->second;
 	planner::SpeedCurve cv;
 	for (int g = lo; g <= hi; g++) {
@@ -116,18 +159,109 @@ int Builder::curve(const JobSnap &j)
 		if (kmin > kmax)
 			continue;
 		std::vector<double> by_nodes(std::min(g, nodes_) + 1, planner::kNoRow);
+		// Without a profile, spreading is not free either.
 		for (int k = kmin; k <= kmax; k++)
 			by_nodes[k] = m >= 0 ? model->spread(m, g, k).epoch_s * split_factor(j, g, k)
-					     : runtime;
+					     : runtime * std::pow(settings_.spread_cost, k - kmin);
 		cv.gpus.push_back(g);
 		cv.epoch_s.push_back(std::move(by_nodes));
 	}
 	if (cv.gpus.empty())
 		return -1;
-	out_.in.curves.push_back(std::move(cv));
+	unlimited_.push_back(std::move(cv));
+	int index = static_cast<int>(unlimited_.size()) - 1;
+	unlimited_of_.emplace(key, index);
+	return index;
+}
+
+planner::SpeedCurve Builder::limited(const planner::SpeedCurve &cv, double cap_s,
+				     int keep) const
+{
+	planner::SpeedCurve out;
+	for (size_t i = 0; i < cv.gpus.size(); i++) {
+		int g = cv.gpus[i];
+		std::vector<double> by_nodes = cv.epoch_s[i];
+		if (g != keep)
+			for (double &e : by_nodes)
+				if (!(e <= cap_s))
+					e = planner::kNoRow;
+		// A count is chosen on its packed time: without it, it is out.
+		if (std::isnan(by_nodes[min_nodes(g)]))
+			continue;
+		out.gpus.push_back(g);
+		out.epoch_s.push_back(std::move(by_nodes));
+	}
+	return out;
+}
+
+int Builder::curve(const JobSnap &j, const Limit &limit)
+{
+	int u = unlimited(j);
+	if (u < 0)
+		return -1;
+	const planner::SpeedCurve &cv = unlimited_[u];
+	// The limit as the slowest time it keeps; one that keeps everything
+	// is no limit.
+	double cap_s = -kInf, slowest = 0;
+	for (const std::vector<double> &by_nodes : cv.epoch_s)
+		for (double e : by_nodes) {
+			if (e <= limit.max_epoch_s)
+				cap_s = std::max(cap_s, e);
+			if (!std::isnan(e))
+				slowest = std::max(slowest, e);
+		}
+	LimitedKey key{ u, kInf, 0, 0 };
+	if (cap_s < slowest)
+		key = { u, cap_s, limit.keep, limit.fallback };
+	auto it = curves_.find(key);
+	if (it != curves_.end())
+		return it->second;
+	planner::SpeedCurve out = std::get<1>(key) < kInf ? limited(cv, cap_s, limit.keep) : cv;
+	if (out.gpus.empty() && limit.fallback > 0) {
+		// No count ends within the limit: the one its user chose the
+		// limit for (or the nearest the job's nodes allow), at any
+		// spread: it overruns on every count.
+		size_t best = 0;
+		for (size_t i = 1; i < cv.gpus.size(); i++)
+			if (std::abs(cv.gpus[i] - limit.fallback) <
+			    std::abs(cv.gpus[best] - limit.fallback))
+				best = i;
+		out.gpus = { cv.gpus[best] };
+		out.epoch_s = { cv.epoch_s[best] };
+	}
+	if (out.gpus.empty())
+		return -1;
+	out_.in.curves.push_back(std::move(out));
 	int index = static_cast<int>(out_.in.curves.size()) - 1;
 	curves_.emplace(key, index);
 	return index;
+}
+
+// A profiled pending job: its whole remaining work, with the correction
+// margin, within its limit; else the count it asked.
+Limit Builder::pending_limit(const JobSnap &j, int m) const
+{
+	Limit l;
+	if (m < 0 || !(j.time_limit_s > 0))
+		return l;
+	l.max_epoch_s = j.time_limit_s / ((1 + limit_margin()) * epochs_left(j));
+	l.fallback = std::max(1, j.gpus);
+	return l;
+}
+
+// A resizable running job restarts as a requeued Slurm job, whose limit
+// counts again from its new start: the restart and the epochs left now,
+// with the margin, within the limit.  Its own count stays.
+Limit Builder::resize_limit(const JobSnap &j, int m, const planner::PlanJob &pj,
+			    double left_now) const
+{
+	Limit l;
+	if (m < 0 || !pj.resizable || !(j.time_limit_s > 0) || !(left_now > 0))
+		return l;
+	double room_s = j.time_limit_s - std::max(0.0, pj.restart_s);
+	l.max_epoch_s = room_s > 0 ? room_s / ((1 + limit_margin()) * left_now) : -kInf;
+	l.keep = j.gpus;
+	return l;
 }
 
 int Builder::node_set(const std::vector<int> &eligible)
@@ -141,11 +275,12 @@ int Builder::node_set(const std::vector<int> &eligible)
 	return index;
 }
 
-double Builder::epochs_left(const JobSnap &j) const
+double Builder::epochs_left(const JobSnap &j, double done_now) const
 {
 	// An earlier run's epochs count; a little is always left (the run
 	// that said it finished everything is still running).
-	return std::max(std::min(1.0, j.epochs) * 0.01, j.epochs - j.epochs_done);
+	return std::max(std::min(1.0, j.epochs) * 0.01,
+			j.epochs - j.epochs_done - done_now);
 }
 
 const Resize *Builder::held(const JobSnap &j) const
@@ -187,7 +322,7 @@ NodeCounts Builder::held_where(const JobSnap &j, const Resize &r) const
 
 void Builder::add_held(const JobSnap &j, const Resize &r)
 {
-	int c = curve(j);
+	int c = curve(j, Limit{});
 	if (c < 0)
 		return;
 	planner::PlanJob pj;
@@ -226,12 +361,8 @@ void Builder::push(planner::PlanJob pj, const JobSnap &j, int model)
 
 void Builder::add_running(const JobSnap &j)
 {
-	int c = curve(j);
-	if (c < 0)
-		return;
 	planner::PlanJob pj;
 	pj.id = j.job_id;
-	pj.curve = c;
 	pj.submit_s = j.submit_s;
 	pj.running = true;
 	pj.resizable = resizes_ && j.elastic && !resizes_->resting(j.job_id, snap_.now_s);
@@ -243,11 +374,13 @@ void Builder::add_running(const JobSnap &j)
 	int m = model_of(j);
 	int span = static_cast<int>(j.where.size());
 	double end;
+	double left_now = 0; // epochs left now, as predicted (0: unknown)
 	if (m >= 0 && span <= std::min(j.gpus, nodes_) && span >= min_nodes(j.gpus) &&
 	    j.gpus <= total_) {
 		pj.epoch_s = speed_of(book_of(j))->spread(m, j.gpus, span).epoch_s;
 		pj.epochs_at_progress_start = epochs_left(j);
 		end = j.start_s + pj.epochs_at_progress_start * pj.epoch_s;
+		left_now = epochs_left(j, std::max(0.0, snap_.now_s - j.start_s) / pj.epoch_s);
 	} else {
 		pj.epoch_s = runtime_of(j);
 		pj.epochs_at_progress_start = 1;
@@ -261,12 +394,16 @@ void Builder::add_running(const JobSnap &j)
 				      kOverdueFraction * (snap_.now_s - j.start_s));
 	}
 	pj.remaining_epochs = pj.epochs_at_progress_start;
+	pj.curve = curve(j, resize_limit(j, m, pj, left_now));
+	if (pj.curve < 0)
+		return;
 	push(std::move(pj), j, m);
 }
 
 void Builder::add_pending(const JobSnap &j)
 {
-	int c = j.eligible.empty() ? -1 : curve(j);
+	int m = model_of(j);
+	int c = j.eligible.empty() ? -1 : curve(j, pending_limit(j, m));
 	if (c < 0) {
 		out_.unmodelled.push_back(j.job_id);
 		return;
@@ -275,7 +412,6 @@ void Builder::add_pending(const JobSnap &j)
 	pj.id = j.job_id;
 	pj.curve = c;
 	pj.submit_s = j.submit_s;
-	int m = model_of(j);
 	pj.remaining_epochs = m >= 0 ? epochs_left(j) : 1;
 	// Once started (in the plan), only an elastic job may grow.
 	pj.resizable = resizes_ && j.elastic;
@@ -404,7 +540,8 @@ const SpeedModel *SpeedBook::model_for(int nodes, int gpus_per_node)
 		return nullptr;
 	if (!model_ || nodes != nodes_ || gpus_per_node != gpn_) {
 		model_ = std::make_unique<SpeedModel>(*profiles_,
-						      Cluster{ nodes, gpus_per_node });
+						      Cluster{ nodes, gpus_per_node },
+						      spread_cost_);
 		nodes_ = nodes;
 		gpn_ = gpus_per_node;
 	}

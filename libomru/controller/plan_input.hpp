@@ -14,7 +14,17 @@
 //    its minimum count only, running for its time limit (profile=default);
 //  - a plain GPU job: rigid at its own count, running for its time limit,
 //    as backfill assumes.
-// A job without a time limit is priced at kDefaultRuntimeS.
+// A job without a time limit is priced at kDefaultRuntimeS.  Jobs without a
+// profile pay PlanSettings::spread_cost per node beyond the fewest.
+//
+// Time limits: Slurm kills a job at its limit, so a profiled pending job is
+// offered only the counts and spreads whose predicted runtime, with the
+// correction margin (at most 1), ends within it; if none does, it is
+// planned at the count it asked (JobSnap::gpus, within its range), whose
+// limit its user chose.  A running elastic job is resized only to a count
+// whose restart and remaining epochs fit in the limit of its requeued run;
+// the count it holds stays whatever its prediction (it holds what it
+// holds).
 #ifndef OMRU_CONTROLLER_PLAN_INPUT_HPP
 #define OMRU_CONTROLLER_PLAN_INPUT_HPP
 
@@ -48,8 +58,13 @@ struct PlanSettings {
 	double fairness_factor = 0;
 	size_t max_pending = 5000; // pending jobs planned, by priority
 	// A finished job whose real epoch time is off the prediction by more
-	// than this fraction corrects its model's curve (omru.conf).
+	// than this fraction corrects its model's curve (omru.conf); and no
+	// pending job is given a count whose runtime, this much longer, would
+	// pass its time limit.
 	double correction_margin = 0.25;
+	// SpreadCost=: a spread nobody measured costs this per extra node
+	// (speed_model.hpp); also what spreading a job without a profile costs.
+	double spread_cost = kDefaultSpreadCost;
 	// CPUs per GPU an OMRU job gets when it did not ask (CpusPerGpu=,
 	// 0: its own request stands), and whether its model's loader demand
 	// raises them (LoaderCpus=): one CPU for the step plus its workers.
@@ -84,8 +99,9 @@ struct BuiltInput {
 // shape (node count, largest node) changes.
 class SpeedBook {
     public:
-	explicit SpeedBook(std::shared_ptr<const ProfileTable> profiles)
-		: profiles_(std::move(profiles))
+	explicit SpeedBook(std::shared_ptr<const ProfileTable> profiles,
+			   double spread_cost = kDefaultSpreadCost)
+		: profiles_(std::move(profiles)), spread_cost_(spread_cost)
 	{
 	}
 	const ProfileTable *profiles() const { return profiles_.get(); }
@@ -94,6 +110,7 @@ class SpeedBook {
 
     private:
 	std::shared_ptr<const ProfileTable> profiles_;
+	double spread_cost_;
 	std::unique_ptr<SpeedModel> model_;
 	int nodes_ = 0, gpn_ = 0;
 };

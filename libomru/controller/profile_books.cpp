@@ -21,9 +21,9 @@ std::string exact(double v)
 } // namespace
 
 ProfileBooks::ProfileBooks(std::shared_ptr<const ProfileTable> site_table,
-			   std::vector<SiteRow> site_rows)
+			   std::vector<SiteRow> site_rows, double spread_cost)
 	: site_table_(std::move(site_table)), site_rows_(std::move(site_rows)),
-	  store_(std::make_shared<profiler::ProfileStore>())
+	  spread_cost_(spread_cost), store_(std::make_shared<profiler::ProfileStore>())
 {
 	refresh();
 }
@@ -44,7 +44,8 @@ void ProfileBooks::refresh()
 	users_.clear();
 	bool site_rows_in_store = !store_->models(profiler::kSiteUid).empty();
 	shared_ = std::make_unique<SpeedBook>(
-		site_rows_in_store ? merged_for(profiler::kSiteUid) : site_table_);
+		site_rows_in_store ? merged_for(profiler::kSiteUid) : site_table_,
+		spread_cost_);
 }
 
 // The CSV of: the user's rows, then the store's site rows, then the site
@@ -82,7 +83,9 @@ SpeedBook &ProfileBooks::for_user(uint32_t uid)
 		return *shared_;
 	auto it = users_.find(uid);
 	if (it == users_.end())
-		it = users_.emplace(uid, std::make_unique<SpeedBook>(merged_for(uid))).first;
+		it = users_.emplace(uid, std::make_unique<SpeedBook>(merged_for(uid),
+								     spread_cost_))
+			     .first;
 	return *it->second;
 }
 

@@ -26,8 +26,10 @@ namespace controller {
 
 class ProfileBooks {
     public:
+	// IN spread_cost: every book's SpeedModel's (omru.conf SpreadCost).
 	ProfileBooks(std::shared_ptr<const ProfileTable> site_table,
-		     std::vector<SiteRow> site_rows);
+		     std::vector<SiteRow> site_rows,
+		     double spread_cost = kDefaultSpreadCost);
 
 	// The store from now on (never null); books follow its generation.
 	void set_store(std::shared_ptr<const profiler::ProfileStore> store);
@@ -47,6 +49,7 @@ class ProfileBooks {
 
 	std::shared_ptr<const ProfileTable> site_table_;
 	std::vector<SiteRow> site_rows_;
+	double spread_cost_;
 	std::shared_ptr<const profiler::ProfileStore> store_;
 	uint64_t generation_ = 0;
 	std::unique_ptr<SpeedBook> shared_;

@@ -4,6 +4,7 @@
 // loader report sizes the CPUs of its user's next jobs of the model.
 #include "check_cxx.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -231,6 +232,208 @@ START_TEST(test_running_job_past_its_prediction_still_holds_its_gpus)
 	ck_assert_double_eq(pj.progress_start_s, 1000);
 	ck_assert_double_eq(pj.epoch_s * pj.epochs_at_progress_start, 90); // 10% of 900 s
 	ck_assert_int_eq(b.in.free_per_node[0], 0);
+}
+END_TEST
+
+// ---- time limits and the cost of spreading (issue 26) --------------------
+
+// resnet, 10 epochs: 1000 s on 1 GPU, 520 on 2, ~359 on 3, 270 on 4; with
+// the default margin (0.25) 1250, 650, ~449 and 337.5 s.
+START_TEST(test_pending_job_gets_only_counts_that_end_within_its_limit)
+{
+	Snapshot s = two_nodes_of_4();
+	s.jobs.push_back(omru_job(1, 0, 1, 4, 10, { 0, 1 }));
+	s.jobs.back().time_limit_s = 700;
+	SpeedBook book(profiles(kResnet));
+	BuiltInput b = build_plan_input(s, book, {});
+	const planner::SpeedCurve &cv = b.in.curves[b.in.jobs[0].curve];
+	ck_assert_int_eq(cv.gpus.size(), 3);
+	ck_assert_int_eq(cv.gpus[0], 2);
+	ck_assert_int_eq(cv.gpus[2], 4);
+}
+END_TEST
+
+START_TEST(test_the_margin_counts_against_the_limit)
+{
+	// 1250 s on 1 GPU with the margin: a limit of 1200 leaves 1 out,
+	// CorrectionMargin=0.1 (1100 s) keeps it.
+	Snapshot s = two_nodes_of_4();
+	s.jobs.push_back(omru_job(1, 0, 1, 4, 10, { 0, 1 }));
+	s.jobs.back().time_limit_s = 1200;
+	SpeedBook book(profiles(kResnet));
+	ck_assert_int_eq(build_plan_input(s, book, {}).in.curves[0].gpus[0], 2);
+	PlanSettings st;
+	st.correction_margin = 0.1;
+	ck_assert_int_eq(build_plan_input(s, book, st).in.curves[0].gpus[0], 1);
+}
+END_TEST
+
+START_TEST(test_job_no_count_fits_is_planned_at_the_count_it_asked)
+{
+	Snapshot s = two_nodes_of_4();
+	s.jobs.push_back(omru_job(1, 0, 1, 4, 10, { 0, 1 }));
+	s.jobs.back().time_limit_s = 100;
+	s.jobs.back().gpus = 2; // --gpus=2
+	SpeedBook book(profiles(kResnet));
+	BuiltInput b = build_plan_input(s, book, {});
+	ck_assert_int_eq(b.unmodelled.size(), 0);
+	const planner::SpeedCurve &cv = b.in.curves[b.in.jobs[0].curve];
+	ck_assert_int_eq(cv.gpus.size(), 1);
+	ck_assert_int_eq(cv.gpus[0], 2);
+	ck_assert_double_eq(cv.epoch_s[0][1], 52);
+}
+END_TEST
+
+START_TEST(test_a_spread_past_the_limit_is_not_offered)
+{
+	// 2 GPUs: 650 s packed with the margin, x 1.25 over two nodes (no
+	// profile measured a spread) 812.5 s: past a 700 s limit.
+	Snapshot s = two_nodes_of_4();
+	s.jobs.push_back(omru_job(1, 0, 2, 2, 10, { 0, 1 }));
+	s.jobs.back().time_limit_s = 700;
+	SpeedBook book(profiles(kResnet));
+	BuiltInput b = build_plan_input(s, book, {});
+	const planner::SpeedCurve &cv = b.in.curves[b.in.jobs[0].curve];
+	ck_assert_int_eq(cv.gpus.size(), 1);
+	ck_assert_double_eq(cv.epoch_s[0][1], 52);
+	ck_assert(std::isnan(cv.epoch_s[0][2]));
+	// Without a limit the spread is priced, not free.
+	s.jobs.back().time_limit_s = 0;
+	b = build_plan_input(s, book, {});
+	ck_assert_double_eq(b.in.curves[0].epoch_s[0][2], 52 * 1.25);
+}
+END_TEST
+
+START_TEST(test_jobs_whose_limits_keep_the_same_spreads_share_a_curve)
+{
+	// 10 epochs: limits 700 and 650 s allow 56 and 52 s per epoch, both
+	// keep 2 GPUs packed (52 s) and not 1 (100 s) nor 2 spread (65 s);
+	// 7200 s keeps every spread, as no limit does.
+	Snapshot s = two_nodes_of_4();
+	for (double limit : { 700, 650, 7200, 0 }) {
+		s.jobs.push_back(omru_job(static_cast<uint32_t>(s.jobs.size()) + 1, 0, 1, 4,
+					  10, { 0, 1 }));
+		s.jobs.back().time_limit_s = limit;
+	}
+	SpeedBook book(profiles(kResnet));
+	BuiltInput b = build_plan_input(s, book, {});
+	ck_assert_int_eq(b.in.curves.size(), 2);
+	ck_assert_int_eq(b.in.jobs[0].curve, b.in.jobs[1].curve);
+	ck_assert_int_eq(b.in.jobs[2].curve, b.in.jobs[3].curve);
+	ck_assert_int_eq(b.in.curves[b.in.jobs[0].curve].gpus.size(), 3);
+	ck_assert_int_eq(b.in.curves[b.in.jobs[2].curve].gpus.size(), 4);
+}
+END_TEST
+
+START_TEST(test_controller_waits_for_a_packed_start_within_the_limit)
+{
+	// One GPU free on each node until the running jobs end at 1100: the
+	// 2-GPU job waits for one node rather than start over two and be
+	// killed at its limit.
+	Snapshot s = two_nodes_of_4();
+	for (int n = 0; n < 2; n++) {
+		s.nodes[n].gpus_alloc = 3;
+		JobSnap r = plain_job(10 + n, 0, 3, 600, {});
+		r.running = true;
+		r.start_s = 500;
+		r.where = { { n, 3 } };
+		s.jobs.push_back(r);
+	}
+	s.jobs.push_back(omru_job(1, 1, 2, 2, 10, { 0, 1 }));
+	s.jobs.back().time_limit_s = 700;
+	Controller c(profiles(kResnet), {});
+	c.plan(s);
+	const Decision *d = c.lookup(1);
+	ck_assert(d->kind == Decision::Kind::Wait);
+	ck_assert_double_eq(d->start_s, 1100);
+	ck_assert_int_eq(d->nodes, 1);
+}
+END_TEST
+
+START_TEST(test_running_job_keeps_its_count_past_its_limit)
+{
+	Snapshot s = two_nodes_of_4();
+	JobSnap r = omru_job(1, 0, 1, 4, 10, {});
+	r.running = true;
+	r.start_s = 1000;
+	r.gpus = 1;
+	r.where = { { 0, 1 } };
+	r.time_limit_s = 100;
+	s.nodes[0].gpus_alloc = 1;
+	s.jobs.push_back(r);
+	SpeedBook book(profiles(kResnet));
+	BuiltInput b = build_plan_input(s, book, {});
+	ck_assert_int_eq(b.in.curves[b.in.jobs[0].curve].gpus.size(), 4);
+}
+END_TEST
+
+START_TEST(test_elastic_job_is_resized_only_within_its_limit)
+{
+	// Running on 2 GPUs, 10 epochs left; a resize restarts it (66 s,
+	// RestartOverhead 60 x 1.1) as a requeued job with its whole 800 s
+	// limit: 1 GPU (66 + 1250 s) does not fit, 3 and 4 do, 2 it holds.
+	Snapshot s = two_nodes_of_4();
+	JobSnap r = omru_job(1, 0, 1, 4, 10, {});
+	r.running = true;
+	r.elastic = true;
+	r.start_s = 1000;
+	r.gpus = 2;
+	r.where = { { 0, 2 } };
+	r.time_limit_s = 800;
+	s.nodes[0].gpus_alloc = 2;
+	s.jobs.push_back(r);
+	SpeedBook book(profiles(kResnet));
+	BookFor one = [&book](uint32_t) -> SpeedBook & { return book; };
+	ResizeBook resizes;
+	BuiltInput b = build_plan_input(s, one, {}, &resizes);
+	ck_assert(b.in.jobs[0].resizable);
+	const planner::SpeedCurve &cv = b.in.curves[b.in.jobs[0].curve];
+	ck_assert_int_eq(cv.gpus.size(), 3);
+	ck_assert_int_eq(cv.gpus[0], 2);
+	ck_assert_int_eq(cv.gpus[2], 4);
+	// Halfway through (260 s at 52 s per epoch: 5 epochs left), 1 GPU
+	// fits: 66 + 5 x 100 x 1.25 = 691 s.
+	s.now_s = 1260;
+	b = build_plan_input(s, one, {}, &resizes);
+	ck_assert_int_eq(b.in.curves[b.in.jobs[0].curve].gpus.size(), 4);
+}
+END_TEST
+
+START_TEST(test_job_without_profile_pays_the_spread_cost_per_node)
+{
+	Snapshot s;
+	s.now_s = 1000;
+	s.nodes = { node("n1", 4), node("n2", 4), node("n3", 4) };
+	s.jobs.push_back(plain_job(1, 0, 3, 600, { 0, 1, 2 }));
+	SpeedBook book(profiles(kResnet));
+	BuiltInput b = build_plan_input(s, book, {});
+	const std::vector<double> &by_nodes = b.in.curves[0].epoch_s[0];
+	ck_assert_double_eq(by_nodes[1], 600);
+	ck_assert_double_eq(by_nodes[2], 600 * 1.25);
+	ck_assert_double_eq(by_nodes[3], 600 * 1.25 * 1.25);
+	PlanSettings st;
+	st.spread_cost = 2;
+	b = build_plan_input(s, book, st);
+	ck_assert_double_eq(b.in.curves[0].epoch_s[0][3], 600 * 4);
+}
+END_TEST
+
+START_TEST(test_controller_prices_spreads_at_the_configured_cost)
+{
+	// SpreadCost=2: 2 GPUs of resnet over two nodes, 52 x 2 s per epoch.
+	PlanSettings st;
+	st.spread_cost = 2;
+	Controller c(profiles(kResnet), st);
+	Snapshot s = two_nodes_of_4();
+	s.nodes[0].gpus_alloc = 3;
+	s.nodes[1].gpus_alloc = 3;
+	s.jobs.push_back(omru_job(1, 0, 2, 2, 10, { 0, 1 }));
+	s.jobs.back().time_limit_s = 0;
+	c.plan(s);
+	const Decision *d = c.lookup(1);
+	ck_assert(d->kind == Decision::Kind::Start);
+	ck_assert_int_eq(d->nodes, 2);
+	ck_assert_double_eq(d->runtime_s, 10 * 52 * 2);
 }
 END_TEST
 
@@ -784,6 +987,16 @@ int main(void)
 	tcase_add_test(tc, test_unusable_node_offers_no_free_gpus);
 	tcase_add_test(tc, test_running_job_past_its_prediction_still_holds_its_gpus);
 	tcase_add_test(tc, test_pending_beyond_the_cap_are_left_out_by_priority);
+	tcase_add_test(tc, test_pending_job_gets_only_counts_that_end_within_its_limit);
+	tcase_add_test(tc, test_the_margin_counts_against_the_limit);
+	tcase_add_test(tc, test_job_no_count_fits_is_planned_at_the_count_it_asked);
+	tcase_add_test(tc, test_a_spread_past_the_limit_is_not_offered);
+	tcase_add_test(tc, test_jobs_whose_limits_keep_the_same_spreads_share_a_curve);
+	tcase_add_test(tc, test_controller_waits_for_a_packed_start_within_the_limit);
+	tcase_add_test(tc, test_running_job_keeps_its_count_past_its_limit);
+	tcase_add_test(tc, test_elastic_job_is_resized_only_within_its_limit);
+	tcase_add_test(tc, test_job_without_profile_pays_the_spread_cost_per_node);
+	tcase_add_test(tc, test_controller_prices_spreads_at_the_configured_cost);
 	tcase_add_test(tc, test_job_that_cannot_fit_is_unmodelled);
 	tcase_add_test(tc, test_controller_starts_what_fits_and_dates_the_rest);
 	tcase_add_test(tc, test_controller_plan_is_stable_when_nothing_changes);

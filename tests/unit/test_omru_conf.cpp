@@ -214,7 +214,8 @@ START_TEST(test_unknown_key_lists_the_known_ones)
 	ck_assert_string_eq(error_of("\nObjectiv=jct\n"),
 			    "omru.conf:2: unknown key 'Objectiv' (known: Objective, "
 			    "FairnessFactor, ProfileFile, StateDir, PlanIntervalMin, "
-			    "PlanIntervalMax, PlanTimeMax, CorrectionMargin, CpusPerGpu, LoaderCpus, "
+			    "PlanIntervalMax, PlanTimeMax, CorrectionMargin, SpreadCost, "
+			    "CpusPerGpu, LoaderCpus, "
 			    "PlanRigidJobs, "
 			    "MaxPendingPlanned, Elastic, ElasticGrace, RestartOverhead, "
 			    "ResizeMargin, PhaseAware, PhaseThreshold, LayerProfileDir, "
@@ -240,12 +241,25 @@ START_TEST(test_elastic_keys_are_checked)
 }
 END_TEST
 
+START_TEST(test_spread_cost_is_a_factor_from_1_to_10)
+{
+	ck_assert_double_eq(OmruConf{}.spread_cost, 1.25);
+	ck_assert_double_eq(parsed("SpreadCost=1").spread_cost, 1);
+	ck_assert_double_eq(parsed("spreadcost=10").spread_cost, 10);
+	ck_assert_string_eq(error_of("SpreadCost=0.9"),
+			    "omru.conf:1: SpreadCost=0.9: must be a number of a factor "
+			    "from 1 to 10");
+	ck_assert(error_of("SpreadCost=10.5").find("SpreadCost=10.5:") != std::string::npos);
+}
+END_TEST
+
 START_TEST(test_include_is_an_unknown_key)
 {
 	ck_assert_string_eq(error_of("Include=/etc/slurm/omru-more.conf"),
 			    "omru.conf:1: unknown key 'Include' (known: Objective, "
 			    "FairnessFactor, ProfileFile, StateDir, PlanIntervalMin, "
-			    "PlanIntervalMax, PlanTimeMax, CorrectionMargin, CpusPerGpu, LoaderCpus, "
+			    "PlanIntervalMax, PlanTimeMax, CorrectionMargin, SpreadCost, "
+			    "CpusPerGpu, LoaderCpus, "
 			    "PlanRigidJobs, "
 			    "MaxPendingPlanned, Elastic, ElasticGrace, RestartOverhead, "
 			    "ResizeMargin, PhaseAware, PhaseThreshold, LayerProfileDir, "
@@ -522,7 +536,8 @@ START_TEST(test_format_writes_every_key_at_its_default)
 			    "StateDir=(default) PlanIntervalMin=1 PlanIntervalMax=30 "
 			    "PlanTimeMax=200 CpusPerGpu=0 LoaderCpus=no PlanRigidJobs=yes "
 			    "MaxPendingPlanned=5000 LogPlans=no CorrectionMargin=0.25 "
-			    "Elastic=yes ElasticGrace=300 RestartOverhead=60 ResizeMargin=0.1 "
+			    "SpreadCost=1.25 Elastic=yes ElasticGrace=300 RestartOverhead=60 "
+			    "ResizeMargin=0.1 "
 			    "PhaseAware=yes PhaseThreshold=0.5 LayerProfileDir=(none) "
 			    "PipelineBatch=32 PipelineGpuMem=0");
 }
@@ -535,7 +550,7 @@ START_TEST(test_format_writes_the_values_read)
 			    "StateDir=/var/omru\nPlanIntervalMin=0.1\n"
 			    "PlanIntervalMax=86400\nPlanTimeMax=12345.678\nCpusPerGpu=4\n"
 			    "LoaderCpus=yes\nPlanRigidJobs=no\nMaxPendingPlanned=1000000\nLogPlans=yes\n"
-			    "CorrectionMargin=0.5\nElastic=no\nElasticGrace=45\n"
+			    "CorrectionMargin=0.5\nSpreadCost=1.5\nElastic=no\nElasticGrace=45\n"
 			    "RestartOverhead=0\nResizeMargin=0.25\nPhaseAware=no\n"
 			    "PhaseThreshold=0.25\nLayerProfileDir=/etc/slurm/layers\n"
 			    "PipelineBatch=64\nPipelineGpuMem=15.5\n");
@@ -544,7 +559,8 @@ START_TEST(test_format_writes_the_values_read)
 			    "ProfileFile=/b.csv StateDir=/var/omru PlanIntervalMin=0.1 "
 			    "PlanIntervalMax=86400 PlanTimeMax=12345.678 CpusPerGpu=4 "
 			    "LoaderCpus=yes PlanRigidJobs=no MaxPendingPlanned=1000000 LogPlans=yes "
-			    "CorrectionMargin=0.5 Elastic=no ElasticGrace=45 RestartOverhead=0 "
+			    "CorrectionMargin=0.5 SpreadCost=1.5 Elastic=no ElasticGrace=45 "
+			    "RestartOverhead=0 "
 			    "ResizeMargin=0.25 PhaseAware=no PhaseThreshold=0.25 "
 			    "LayerProfileDir=/etc/slurm/layers PipelineBatch=64 PipelineGpuMem=15.5");
 }
@@ -556,6 +572,7 @@ int main(void)
 	TCase *read = tcase_create("read");
 	tcase_add_test(read, test_empty_text_gives_the_defaults);
 	tcase_add_test(read, test_every_key_is_read);
+	tcase_add_test(read, test_spread_cost_is_a_factor_from_1_to_10);
 	tcase_add_test(read, test_profile_files_repeat_in_their_order);
 	tcase_add_test(read, test_comments_blank_lines_and_whitespace_are_ignored);
 	tcase_add_test(read, test_last_line_needs_no_newline);

@@ -385,9 +385,65 @@ START_TEST(test_spread_off_its_curve_scaled_by_the_median_ratio)
 	ck_estimate(s.spread(0, 5, 3), power_law(4, 4, 6, 3, 5) * r,
 		    Confidence::Extrapolated);
 	ck_estimate(s.spread(0, 6, 3), 3 * r, Confidence::Extrapolated);
-	// b measured no spread: none assumed.
-	ck_estimate(s.spread(1, 6, 3), 9, Confidence::Extrapolated);
-	ck_estimate(s.spread(1, 4, 2), 5, Confidence::Extrapolated);
+	// b measured no spread: a's 4 over 2 nodes (4 / 2) where a measured
+	// that spread, else the default cost per extra node.
+	ck_estimate(s.spread(1, 4, 2), 5 * 2.0, Confidence::Extrapolated);
+	ck_estimate(s.spread(1, 6, 3), 9 * 1.25, Confidence::Extrapolated);
+}
+END_TEST
+
+// Cluster 3x4.  x, y, z measured 2 GPUs over 2 nodes at 1.1, 1.5 and 2 times
+// packed; w measured no spread; g (gain) and h spread faster than packed.
+static const char kSpreads[] = "model,gpus,epoch_s,nodes\n"
+			       "x,2,10,1\nx,2,11,2\n"
+			       "y,2,10,1\ny,2,15,2\n"
+			       "z,2,10,1\nz,2,20,2\n"
+			       "w,1,20,\nw,2,10,\nw,3,7,\n"
+			       "g,3,10,1\ng,3,8,2\n"
+			       "h,3,10,1\nh,3,9,2\n";
+
+START_TEST(test_unmeasured_spread_borrows_the_median_of_other_models)
+{
+	ProfileTable p = ProfileTable::from_csv(CsvTable::parse("s.csv", kSpreads));
+	SpeedModel s(p, parse_cluster("3x4").value());
+	int w = p.model_id("w");
+	// The median of x, y and z at 2 GPUs over 2 nodes.
+	ck_estimate(s.spread(w, 2, 2), 10 * 1.5, Confidence::Extrapolated);
+	// Nobody measured 3 GPUs over 3 nodes: the default cost, once per
+	// extra node.
+	ck_estimate(s.spread(w, 3, 3), 7 * 1.25 * 1.25, Confidence::Extrapolated);
+}
+END_TEST
+
+START_TEST(test_a_gain_other_models_measured_is_not_borrowed)
+{
+	ProfileTable p = ProfileTable::from_csv(CsvTable::parse("s.csv", kSpreads));
+	SpeedModel s(p, parse_cluster("3x4").value());
+	// g and h: 3 GPUs over 2 nodes at 0.8 and 0.9 of packed: w is priced
+	// at packed there, never faster.
+	ck_estimate(s.spread(p.model_id("w"), 3, 2), 7, Confidence::Extrapolated);
+	// Their own spreads stay as measured.
+	ck_estimate(s.spread(p.model_id("g"), 3, 2), 8, Confidence::Measured);
+}
+END_TEST
+
+START_TEST(test_spread_cost_prices_spreads_nobody_measured)
+{
+	ProfileTable p = ProfileTable::from_csv(
+		CsvTable::parse("p.csv", "model,gpus,epoch_s\nm,1,30\nm,3,10\n"));
+	Cluster c = parse_cluster("3x4").value();
+	ck_estimate(SpeedModel(p, c).spread(0, 3, 2), 10 * 1.25, Confidence::Extrapolated);
+	ck_estimate(SpeedModel(p, c).spread(0, 3, 3), 10 * 1.25 * 1.25,
+		    Confidence::Extrapolated);
+	ck_estimate(SpeedModel(p, c, 1.5).spread(0, 3, 3), 10 * 1.5 * 1.5,
+		    Confidence::Extrapolated);
+	// 1: spreading is free, as before SpreadCost.
+	ck_estimate(SpeedModel(p, c, 1.0).spread(0, 3, 3), 10, Confidence::Extrapolated);
+	// best() then keeps the packed span.
+	ck_estimate(SpeedModel(p, c).best(0, 3), 10, Confidence::Measured);
+	ck_assert_invalid(SpeedModel(p, c, 0.9));
+	ck_assert_invalid(SpeedModel(p, c, NAN));
+	ck_assert_invalid(SpeedModel(p, c, INFINITY));
 }
 END_TEST
 
@@ -417,9 +473,10 @@ START_TEST(test_a_node_count_without_rows_borrows_the_nearest_curve)
 	ck_estimate(s.packed(2, 5), 20, Confidence::Extrapolated);
 	ck_estimate(s.packed(2, 12), 20, Confidence::Extrapolated);
 	ck_estimate(s.spread(2, 4, 3), 20, Confidence::Measured);
-	// No packed row to measure a penalty against: none assumed.
-	ck_estimate(s.spread(2, 4, 2), 20, Confidence::Extrapolated);
-	ck_estimate(s.spread(2, 5, 3), 20, Confidence::Extrapolated);
+	// No packed row to measure a penalty against: a's 4 over 2 nodes
+	// (4 / 2), else the default cost.
+	ck_estimate(s.spread(2, 4, 2), 20 * 2.0, Confidence::Extrapolated);
+	ck_estimate(s.spread(2, 5, 3), 20 * 1.25, Confidence::Extrapolated);
 	// e has rows on one node and on three: two nodes borrow from one
 	// (fewer nodes first), flat at its 4 GPUs, not scaled down from 12.
 	for (int g = 5; g <= 8; g++)
@@ -596,6 +653,9 @@ int main(void)
 	tcase_add_test(model, test_outside_the_measured_counts_of_a_node_count);
 	tcase_add_test(model, test_packed_rises_only_at_node_boundaries);
 	tcase_add_test(model, test_spread_off_its_curve_scaled_by_the_median_ratio);
+	tcase_add_test(model, test_unmeasured_spread_borrows_the_median_of_other_models);
+	tcase_add_test(model, test_a_gain_other_models_measured_is_not_borrowed);
+	tcase_add_test(model, test_spread_cost_prices_spreads_nobody_measured);
 	tcase_add_test(model, test_best_is_the_fastest_spread);
 	tcase_add_test(model, test_a_node_count_without_rows_borrows_the_nearest_curve);
 	tcase_add_test(model, test_a_row_without_nodes_is_packed_not_a_spread);

@@ -1,10 +1,48 @@
 # slurm-bench-lib.sh - what the real-Slurm benches (slurm-makespan.sh,
 # slurm-burst.sh, slurm-elastic.sh) share: sourced, never run.
 #
+# profiles_with_spreads IN OUT COST: IN with a row for every span of every
+# count on the 4x4 cluster that IN lacks: the nearest narrower span's time
+# (the packed one at least) x COST per extra node.  The planner, omru-sim
+# and the job emulator then all price a spread the same, measured way (a
+# cluster's multi-node runs are slower than packed ones: ~1.3 x seen).
+profiles_with_spreads() {
+  python3 - "$1" "$2" "$3" <<'PY'
+import csv, math, sys
+src, dst, cost = sys.argv[1], sys.argv[2], float(sys.argv[3])
+gpn, nodes = 4, 4
+have = {}
+with open(src) as f:
+    lines = [l for l in f if not l.startswith('#')]
+for r in csv.DictReader(lines):
+    g = int(r['gpus'])
+    k = int(r['nodes']) if r.get('nodes') else math.ceil(g / gpn)
+    have[(r['model'], g, k)] = float(r['epoch_s'])
+rows = [(m, g, e, k) for (m, g, k), e in have.items()]
+for m in sorted({m for m, _, _ in have}):
+    for g in sorted({g for mm, g, _ in have if mm == m}):
+        kmin = math.ceil(g / gpn)
+        known = [j for j in range(kmin, min(g, nodes) + 1) if (m, g, j) in have]
+        if not known:
+            continue
+        for k in range(kmin + 1, min(g, nodes) + 1):
+            if (m, g, k) in have:
+                continue
+            below = [j for j in known if j < k]
+            base = max(below) if below else min(known)
+            rows.append((m, g, have[(m, g, base)] * cost ** max(0, k - base), k))
+with open(dst, 'w') as f:
+    f.write('model,gpus,epoch_s,nodes\n')
+    for m, g, e, k in sorted(rows):
+        f.write('%s,%d,%.6f,%d\n' % (m, g, e, k))
+PY
+}
+
 # bench_setup NAME BUILD SCALE [OMRU_CONF_LINE...]: checks for root and a
 # built plugin, makes $work (removed at exit, with the cluster in $state
 # stopped), writes $work/profiles.csv (the T4 profiles time-scaled by
-# SCALE wall seconds per profiled second), $work/plugstack.conf and
+# SCALE wall seconds per profiled second, every span priced:
+# profiles_with_spreads, OMRU_BENCH_SPREAD_COST), $work/plugstack.conf and
 # $work/omru.conf (makespan objective, those profiles, CpusPerGpu=1, then
 # the extra lines), and points the job emulator at the profiles.
 bench_setup() {
@@ -18,20 +56,31 @@ bench_setup() {
   state=$work/c
   trap '"$top/scripts/cluster/stop.sh" --state "$state" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
   awk -F, -v s="$scale" 'BEGIN { OFS = "," } NR == 1 || /^#/ { print; next }
-    { $3 = sprintf("%.6f", $3 * s); print }' "$top/data/profiles-t4.csv" >"$work/profiles.csv"
+    { $3 = sprintf("%.6f", $3 * s); print }' "$top/data/profiles-t4.csv" >"$work/profiles.t4.csv"
+  profiles_with_spreads "$work/profiles.t4.csv" "$work/profiles.csv" \
+    "${OMRU_BENCH_SPREAD_COST:-1.3}"
   echo "required $build/spank/.libs/spank_omru.so run_dir=$work/run" >"$work/plugstack.conf"
   printf '%s\n' Objective=makespan "ProfileFile=$work/profiles.csv" CpusPerGpu=1 "$@" \
     >"$work/omru.conf"
-  export OMRU_EMU_PROFILES=$work/profiles.csv OMRU_EMU_TIME_SCALE=1
+  export OMRU_EMU_PROFILES=$work/profiles.csv OMRU_EMU_TIME_SCALE=1 \
+    OMRU_EMU_SPREAD_COST=${OMRU_BENCH_SPREAD_COST:-1.3}
 }
 
 # release_and_wait LIST: releases the held jobs of LIST (comma-separated
 # ids), waits until they ended and sacct has them all; sets MAKESPAN
 # (release to the last End, seconds) and FAILED (jobs not COMPLETED).
 release_and_wait() {
-  local list=$1 t0 last
+  local t0
   t0=$(date +%s.%N)
-  scontrol release "$list"
+  scontrol release "$1"
+  wait_ended "$1" "$t0"
+}
+
+# wait_ended LIST T0: waits until the jobs of LIST ended and sacct has
+# them all; sets MAKESPAN (T0, seconds since the epoch, to the last End)
+# and FAILED (jobs not COMPLETED).
+wait_ended() {
+  local list=$1 t0=$2 last
   while squeue -h -j "$list" 2>/dev/null | grep -q .; do sleep 1; done
   for _ in $(seq 20); do
     [ "$(sacct -n -X -j "$list" -o State | grep -cE 'PENDING|RUNNING|COMPLETING')" = 0 ] && break

@@ -99,6 +99,18 @@ bool FreeGpuIndex::pack_into(int gpus, int set, NodeCounts &out) const
 	return pack_in(domains_[domain_of_set_[set]], gpus, out);
 }
 
+void FreeGpuIndex::nodes_by_free(int set, std::vector<int> &by_free) const
+{
+	const int dom = set < 0 ? 0 : domain_of_set_[set];
+	if (dom >= 0) {
+		by_free.assign(domains_[dom].count.begin(), domains_[dom].count.end());
+		return;
+	}
+	by_free.assign(static_cast<size_t>(max_per_node_) + 1, 0);
+	for (int node : sets_[set])
+		by_free[free_[node]]++;
+}
+
 bool FreeGpuIndex::pack_in(const Domain &d, int gpus, NodeCounts &taken) const
 {
 	taken.clear();

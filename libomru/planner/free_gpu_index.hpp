@@ -47,6 +47,12 @@ class FreeGpuIndex {
 	// The same into `out` (its buffer reused); RET whether it fits.
 	bool pack_into(int gpus, int set, NodeCounts &out) const;
 
+	// OUT by_free: by_free[f] is how many nodes of node set `set` (-1:
+	// every node) have f free GPUs, f = 0..max_per_node (its buffer
+	// reused).  O(max_per_node), or O(nodes of the set) for a set too
+	// small to be indexed.
+	void nodes_by_free(int set, std::vector<int> &by_free) const;
+
     private:
 	// The nodes of one node set (or all of them) by free count.
 	struct Domain {

@@ -3,7 +3,9 @@
 // Placement is pack_gpus (fewest nodes, fullest node that fits) on the
 // simulated free GPUs of the job's node set, exactly as the caller will
 // place the jobs the plan starts now; a spread whose time is kNoRow is not
-// used (the job waits).
+// used (the job waits), and one wider than the job's count needs is used
+// only if waiting for fewer nodes would not end the job sooner (see
+// start_phase).
 //
 // Reuse.  When every pending job has started and GPUs are idle, running jobs
 // grow: under the makespan objective, first the job that ends last, as long
@@ -74,6 +76,13 @@ struct Event {
 	}
 };
 
+// Events in time order.  sooner_on_fewer_nodes reads the heap itself (in
+// std::push_heap's layout: the children of i at 2i + 1 and 2i + 2) to see
+// the running jobs in end order without popping them.
+struct EventQueue : std::priority_queue<Event, std::vector<Event>, std::greater<Event>> {
+	const std::vector<Event> &heap() const { return c; }
+};
+
 class PlanRun {
     public:
 	PlanRun(const PlanInput &in, const Candidate &c, bool record)
@@ -81,6 +90,8 @@ class PlanRun {
 		  free_(in.free_per_node, in.gpus_per_node, in.node_sets)
 	{
 		is_blocked_.assign(in.jobs.size(), 0);
+		released_mark_.assign(in.jobs.size(), 0);
+		released_.assign(in.free_per_node.size(), 0);
 		if (record)
 			out_.jobs.resize(in.jobs.size());
 	}
@@ -144,6 +155,7 @@ class PlanRun {
 	int class_next(StartClass &k, int i);
 	int first_waiting_from(int k, int pos);
 	void start(int k, int pos, const NodeCounts &packed);
+	bool sooner_on_fewer_nodes(int job, int gpus, int set, int span);
 	void run_segment(int job, int option, NodeCounts where, double epoch_s,
 			 double left, double progress_start);
 	int next_waiting(int pos);
@@ -203,7 +215,18 @@ class PlanRun {
 	// The running jobs reuse may grow now (a count in their curve,
 	// resizable from t_ or before, not blocked), by planned end.
 	std::set<std::pair<double, int>> growable_;
-	std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
+	EventQueue events_;
+	// sooner_on_fewer_nodes's buffers: nodes by free count as running
+	// jobs end, GPUs those ends freed per node (zero between calls) and
+	// the nodes that got some, the heap positions to visit, and per job
+	// the call that last counted its end (a job may have two events at
+	// one time).
+	std::vector<int> by_free_;
+	std::vector<int> released_;
+	std::vector<int> touched_;
+	std::vector<int> walk_;
+	std::vector<unsigned long> released_mark_;
+	unsigned long release_calls_ = 0;
 	Outcome out_;
 };
 
@@ -381,6 +404,94 @@ void PlanRun::start(int k, int pos, const NodeCounts &packed)
 	waiting_by_gpus_[c.gpus]--;
 }
 
+// The fewest nodes that hold `gpus` GPUs given by_free[f] nodes with f free
+// GPUs each (pack_gpus's span: fullest nodes first), or 0 if they do not.
+int fewest_span(const std::vector<int> &by_free, int gpus)
+{
+	int need = gpus, nodes = 0;
+	for (int f = static_cast<int>(by_free.size()) - 1; f >= 1 && need > 0; f--) {
+		int take = std::min(by_free[f], (need + f - 1) / f);
+		nodes += take;
+		need -= take * f;
+	}
+	return need > 0 ? 0 : nodes;
+}
+
+// IN job: a waiting job of `gpus` GPUs confined to node set `set` whose
+// placement now spans `span` nodes, more than its count needs.
+// RET whether waiting for a placement on fewer nodes ends it clearly sooner
+// than starting now.  The running jobs' predicted ends are played in end
+// order, each freeing its GPUs on its nodes (as if nothing else started
+// meanwhile); the first end after which pack_gpus would span fewer nodes,
+// on a spread with a row, is when it could start there.  O(GPUs per node +
+// what the jobs ending before that hold, and a log for the heap), no
+// allocation once the buffers have grown.
+bool PlanRun::sooner_on_fewer_nodes(int job, int gpus, int set, int span)
+{
+	const std::vector<double> &e = curve(job).epoch_s[c_.option[job]];
+	const double left = in_.jobs[job].remaining_epochs;
+	const double now_end = t_ + left * e[span];
+	free_.nodes_by_free(set, by_free_);
+	const std::vector<int> &free = free_.free();
+	const std::vector<Event> &heap = events_.heap();
+	auto later = [&](int a, int b) { return heap[a] > heap[b]; };
+	release_calls_++;
+	walk_.clear();
+	if (!heap.empty())
+		walk_.push_back(0);
+	// -1: no narrower placement yet; else whether it ends sooner.
+	auto narrower = [&](double at) {
+		int m = fewest_span(by_free_, gpus);
+		if (m == 0 || m >= span || std::isnan(e[m]))
+			return -1;
+		return clearly_less(at + left * e[m], now_end) ? 1 : 0;
+	};
+	int answer = -1;
+	double at = t_;
+	bool unpriced = false; // ends at `at` freed GPUs not yet looked at
+	while (!walk_.empty()) {
+		std::pop_heap(walk_.begin(), walk_.end(), later);
+		const int i = walk_.back();
+		walk_.pop_back();
+		for (int child : { 2 * i + 1, 2 * i + 2 })
+			if (child < static_cast<int>(heap.size())) {
+				walk_.push_back(child);
+				std::push_heap(walk_.begin(), walk_.end(), later);
+			}
+		const Event &ev = heap[i];
+		const JobState &s = jobs_[ev.job];
+		if (s.phase != JobState::Phase::Running || s.version != ev.version ||
+		    ev.t != s.end_s || released_mark_[ev.job] == release_calls_)
+			continue; // stale, or not its end
+		if (ev.t > at && unpriced) {
+			unpriced = false;
+			if ((answer = narrower(at)) >= 0)
+				break;
+		}
+		if (!clearly_less(ev.t, now_end))
+			break; // a start at ev.t or later cannot end sooner
+		at = ev.t;
+		released_mark_[ev.job] = release_calls_;
+		for (auto [node, n] : s.where) {
+			if (set >= 0 && !std::binary_search(in_.node_sets[set].begin(),
+							    in_.node_sets[set].end(), node))
+				continue;
+			if (released_[node] == 0)
+				touched_.push_back(node);
+			by_free_[free[node] + released_[node]]--;
+			released_[node] += n;
+			by_free_[free[node] + released_[node]]++;
+		}
+		unpriced = true;
+	}
+	if (unpriced && answer < 0)
+		answer = narrower(at);
+	for (int node : touched_)
+		released_[node] = 0;
+	touched_.clear();
+	return answer == 1;
+}
+
 // List scheduling: walk the waiting jobs in priority order and start each
 // that fits now.  The walk goes class by class rather than job by job: a
 // heap holds each class's first waiting member after the walk's position,
@@ -389,6 +500,17 @@ void PlanRun::start(int k, int pos, const NodeCounts &packed)
 // GPU count or node set has too few left for good, unless its placement
 // only lacked a row for its spread (may_flip), which another start can
 // change; those are asked again after every start.
+//
+// Spreads cost time, so a job whose placement now spans more nodes than its
+// count needs (ceil(gpus / gpus_per_node)) starts now only if that ends it
+// no later than waiting would: until the earliest moment the running jobs'
+// predicted ends (their GPUs freed on their nodes, in end order) allow a
+// placement on fewer nodes whose spread has a row, plus its run there
+// (sooner_on_fewer_nodes).  Otherwise it waits, and its class with it for
+// this phase: a later member started on the spread would take the GPUs the
+// first one waits for.  It is asked again at the next event, ahead of the
+// jobs behind it in the order.  If no end frees a narrower placement it
+// starts spread now, so a job never waits with nothing running.
 void PlanRun::start_phase()
 {
 	while (min_waiting_gpus_ < static_cast<int>(waiting_by_gpus_.size()) &&
@@ -422,6 +544,10 @@ void PlanRun::start_phase()
 				deferred_.push_back(k);
 			continue;
 		}
+		const int span = static_cast<int>(packed->size());
+		if (span > (c.gpus + in_.gpus_per_node - 1) / in_.gpus_per_node &&
+		    sooner_on_fewer_nodes(c_.order[pos], c.gpus, c.set, span))
+			continue; // waits for fewer nodes
 		start(k, pos, *packed);
 		if (int p = first_waiting_from(k, pos + 1); p >= 0)
 			heap.push({ p, k });

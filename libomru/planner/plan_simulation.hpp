@@ -1,8 +1,10 @@
 // plan_simulation.hpp - plays one candidate plan forward in time: pending
 // jobs with fixed GPU counts are list-scheduled in a fixed priority order
 // (Graham: whenever GPUs free up, start the first job in the order that
-// fits), and once nothing is left to start, idle GPUs are reused by growing
-// running jobs (OMRU's GPU reuse), each growth paying the restart overhead.
+// fits; one that fits only spread over more nodes than it needs waits if
+// the running jobs' ends would let it end sooner on fewer), and once
+// nothing is left to start, idle GPUs are reused by growing running jobs
+// (OMRU's GPU reuse), each growth paying the restart overhead.
 // The planner (planner.cpp) simulates many candidates and keeps the best;
 // the same code with the same inputs later reproduces that plan exactly,
 // which is what makes re-planning at every event stable.

@@ -90,17 +90,18 @@ n=$(grep -vc '^job_id' "$workload")
 echo "# $(basename "$workload"): $n jobs on 4x4 (select/omru vs cons_tres+backfill at --gpus=$fixed), time scale $scale, modes: $modes"
 awk -F, -v g="$fixed" 'BEGIN { OFS = "," } NR == 1 { print; next } { $5 = g; print }' \
   "$workload" >"$work/fixed.csv"
+cp "$workload" "$work/asked.csv"
 # The stream as omru-sim sees it: job i submitted at i x gap.
-for w in "$workload" "$work/fixed.csv"; do
+for w in asked fixed; do
   awk -F, -v d="$gap" 'BEGIN { OFS = "," } NR == 1 { print; next } { $2 = (NR - 2) * d; print }' \
-    "$w" >"$w.stream"
+    "$work/$w.csv" >"$work/$w.csv.stream"
 done
 printf '%-16s %10s %10s %8s %8s %14s %14s\n' run makespan_s sim_s failed refused main_cycle_us bf_cycle_us
 for mode in $modes; do
   suffix=""; [ "$mode" = stream ] && suffix=.stream
   run_batch omru select/omru_cons_tres "$mode"
   omru_ms=$MAKESPAN; omru_main=$SDIAG_MAIN_US; omru_bf=$SDIAG_BF_US
-  p_omru=$(predict omru "$workload$suffix" --no-resize)
+  p_omru=$(predict omru "$work/asked.csv$suffix" --no-resize)
   printf '%-16s %10s %10s %8s %8s %14s %14s\n' "omru-$mode" "$omru_ms" "$p_omru" "$FAILED" \
     "$REFUSED" "${omru_main:-?}" "${omru_bf:-?}"
   echo "# planner in slurmctld: ${PLAN_COST:-?}"

@@ -4,6 +4,7 @@
 #include "check_cxx.hpp"
 #include "node_counts_text.hpp"
 
+#include <algorithm>
 #include <random>
 
 #include "planner/free_gpu_index.hpp"
@@ -66,7 +67,8 @@ START_TEST(test_places_like_pack_gpus_by_hand)
 END_TEST
 
 // Random clusters, node sets of both kinds and a random walk of takes and
-// returns: every answer equals pack_gpus's on the same free counts.
+// returns: every answer equals pack_gpus's on the same free counts, and
+// the nodes by free count are those of the free counts.
 START_TEST(test_agrees_with_pack_gpus_through_changes)
 {
 	std::mt19937_64 rng(7);
@@ -98,6 +100,17 @@ START_TEST(test_agrees_with_pack_gpus_through_changes)
 							    show(pack_gpus(free, g, sets[s])));
 			}
 			ck_assert_int_eq(idx.total(), max_gpus);
+			// Nodes by free count, counted here from the free GPUs.
+			std::vector<int> by_free;
+			for (int s = -1; s < 3; s++) {
+				std::vector<int> want(per_node + 1, 0);
+				for (int n = 0; n < nodes; n++)
+					if (s < 0 || std::binary_search(sets[s].begin(),
+									sets[s].end(), n))
+						want[free[n]]++;
+				idx.nodes_by_free(s, by_free);
+				ck_assert(by_free == want);
+			}
 			// Take what a job would get, or give a random node's GPUs back.
 			int g = 1 + static_cast<int>(rng() % (2 * per_node));
 			auto where = pack_gpus(free, g);

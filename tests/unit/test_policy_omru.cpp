@@ -1,7 +1,8 @@
 // test_policy_omru.cpp - the OMRU planner: within 10% of the exact optimum
 // (brute_force_optimum.hpp, independent code) on every small random batch and
 // exactly optimal on the easy ones; reuse, the objective knob, the fairness
-// guard, stable re-planning, determinism and input checks.
+// guard, stable re-planning, determinism, input checks, and spread starts
+// against waiting for fewer nodes.
 // Every schedule is validated (sim_fixture.hpp run_policy).
 #include <cmath>
 #include <cstdlib>
@@ -544,6 +545,118 @@ START_TEST(test_omru_on_a_mixed_cluster_matches_its_plan_input)
 }
 END_TEST
 
+// ---- spread starts against waiting for fewer nodes ----
+
+// 2 nodes x 4 GPUs.  A running 4-GPU job holds 2 GPUs on each node and
+// ends at `running_end_s`; a pending 4-GPU job runs one epoch in 100 s on
+// one node, 400 s over two.
+static planner::PlanInput half_held_pair(double running_end_s)
+{
+	planner::PlanInput in;
+	in.nodes = 2;
+	in.gpus_per_node = 4;
+	in.free_per_node = { 2, 2 };
+	in.curves = { rigid_curve(4, 100, 400, 2), rigid_curve(4, running_end_s, 100, 2) };
+	in.jobs = { running_job(1, 1, 1, { { 0, 2 }, { 1, 2 } }, running_end_s),
+		    plan_job(2, 0, 1) };
+	return in;
+}
+
+START_TEST(test_job_waits_for_one_node_when_that_ends_it_sooner)
+{
+	// Spread now: ends at 400.  Waiting for the running job's end at 10,
+	// then on one node: 110.  It waits and starts packed.
+	planner::Plan p = planner::make_plan(half_held_pair(10));
+	ck_assert_int_eq(p.now.size(), 0);
+	const auto &seg = p.jobs[1].segments;
+	ck_assert_int_eq(seg.size(), 1);
+	ck_assert_double_eq_tol(seg[0].start_s, 10, 1e-9);
+	ck_assert_int_eq(seg[0].nodes, 1);
+	ck_assert_double_eq_tol(seg[0].end_s, 110, 1e-9);
+	ck_assert_double_eq_tol(p.makespan_s, 110, 1e-9);
+}
+END_TEST
+
+START_TEST(test_job_starts_spread_when_the_nodes_free_up_too_late)
+{
+	// The running job ends at 500: one node from 500 ends it at 600,
+	// spread now at 400.  It starts now over both nodes.
+	planner::Plan p = planner::make_plan(half_held_pair(500));
+	ck_assert_int_eq(p.now.size(), 1);
+	ck_assert(p.now[0].kind == planner::Action::Kind::Start);
+	ck_assert_int_eq(p.now[0].job, 1);
+	ck_assert(p.now[0].where == NodeCounts({ { 0, 2 }, { 1, 2 } }));
+	ck_assert_double_eq_tol(p.jobs[1].end_s(), 400, 1e-9);
+	ck_assert_double_eq_tol(p.makespan_s, 500, 1e-9);
+}
+END_TEST
+
+START_TEST(test_span_without_a_row_is_not_worth_waiting_for)
+{
+	// 4 nodes x 4 GPUs with 2, 1, 1 and 0 free.  A 4-GPU job may run on
+	// 1 node (100 s) or 3 (300 s), not on 2 or 4 (no row): now it gets 3
+	// nodes.  The end at 10 would give it 2 nodes, which it may not use;
+	// one node frees up at 1000, too late.  It starts now over 3 nodes.
+	planner::PlanInput in;
+	in.nodes = 4;
+	in.gpus_per_node = 4;
+	in.free_per_node = { 2, 1, 1, 0 };
+	planner::SpeedCurve four;
+	four.gpus = { 4 };
+	four.epoch_s = { { planner::kNoRow, 100, planner::kNoRow, 300, planner::kNoRow } };
+	in.curves = { four, rigid_curve(2, 10, 10, 4), rigid_curve(2, 1000, 1000, 4),
+		      rigid_curve(8, 2000, 2000, 4) };
+	in.jobs = { running_job(1, 1, 1, { { 1, 1 }, { 2, 1 } }, 10),
+		    running_job(2, 2, 1, { { 0, 2 } }, 1000),
+		    running_job(3, 3, 1, { { 1, 2 }, { 2, 2 }, { 3, 4 } }, 2000),
+		    plan_job(4, 0, 1) };
+	planner::Plan p = planner::make_plan(in);
+	ck_assert_int_eq(p.now.size(), 1);
+	ck_assert_int_eq(p.now[0].job, 3);
+	ck_assert(p.now[0].where == NodeCounts({ { 0, 2 }, { 1, 1 }, { 2, 1 } }));
+	ck_assert_double_eq_tol(p.jobs[3].end_s(), 300, 1e-9);
+	// With a row for 2 nodes (150 s) it waits for the end at 10:
+	// 10 + 150 = 160 < 300.
+	in.curves[0].epoch_s[0][2] = 150;
+	p = planner::make_plan(in);
+	ck_assert_int_eq(p.now.size(), 0);
+	const auto &seg = p.jobs[3].segments;
+	ck_assert_int_eq(seg.size(), 1);
+	ck_assert_double_eq_tol(seg[0].start_s, 10, 1e-9);
+	ck_assert_int_eq(seg[0].nodes, 2);
+	ck_assert_double_eq_tol(seg[0].end_s, 160, 1e-9);
+}
+END_TEST
+
+START_TEST(test_confined_job_waits_only_for_nodes_of_its_set)
+{
+	// 3 nodes x 4 GPUs; node 2 frees up at 10, nodes 0 and 1 (2 GPUs
+	// each held) at 500.  A 4-GPU job, 100 s on one node and 400 s over
+	// two: unconfined it waits for node 2 (ends at 110); confined to
+	// nodes 0 and 1 it would wait until 500 (ends at 600), so it starts
+	// now over both.
+	planner::PlanInput in;
+	in.nodes = 3;
+	in.gpus_per_node = 4;
+	in.free_per_node = { 2, 2, 0 };
+	in.node_sets = { { 0, 1 } };
+	in.curves = { rigid_curve(4, 100, 400, 3), rigid_curve(4, 10, 10, 3),
+		      rigid_curve(4, 500, 500, 3) };
+	in.jobs = { running_job(1, 1, 1, { { 2, 4 } }, 10),
+		    running_job(2, 2, 1, { { 0, 2 }, { 1, 2 } }, 500), plan_job(3, 0, 1) };
+	planner::Plan p = planner::make_plan(in);
+	ck_assert_int_eq(p.now.size(), 0);
+	ck_assert_double_eq_tol(p.jobs[2].start_s(), 10, 1e-9);
+	ck_assert_double_eq_tol(p.jobs[2].end_s(), 110, 1e-9);
+	in.jobs[2].node_set = 0;
+	p = planner::make_plan(in);
+	ck_assert_int_eq(p.now.size(), 1);
+	ck_assert_int_eq(p.now[0].job, 2);
+	ck_assert(p.now[0].where == NodeCounts({ { 0, 2 }, { 1, 2 } }));
+	ck_assert_double_eq_tol(p.jobs[2].end_s(), 400, 1e-9);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("policy_omru");
@@ -562,6 +675,10 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_moldable_job_gets_a_count_its_set_holds);
 	tcase_add_test(tc, test_uniform_nodes_given_explicitly_plan_the_same);
 	tcase_add_test(tc, test_omru_on_a_mixed_cluster_matches_its_plan_input);
+	tcase_add_test(tc, test_job_waits_for_one_node_when_that_ends_it_sooner);
+	tcase_add_test(tc, test_job_starts_spread_when_the_nodes_free_up_too_late);
+	tcase_add_test(tc, test_span_without_a_row_is_not_worth_waiting_for);
+	tcase_add_test(tc, test_confined_job_waits_only_for_nodes_of_its_set);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -56,7 +56,9 @@ static void maybe_replan(job_record_t *job_ptr, time_t now)
 		dirty = false;
 		replan_now = false;
 		last_plan_at = t;
+		admitted_job = unseen ? job_ptr->job_id : 0;
 		replan(now);
+		admitted_job = 0;
 	}
 }
 

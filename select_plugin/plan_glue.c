@@ -19,6 +19,7 @@ test_only_memo_t *memo = NULL;
 omru_ctl_settings_t settings;
 bool dirty = true;
 bool replan_now = false;
+uint32_t admitted_job = 0;
 bool planned_since_stops = false;
 double last_plan_at = -1e300;
 plan_cost_t cost;

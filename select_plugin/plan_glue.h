@@ -72,6 +72,10 @@ extern bool dirty; /* something changed since the last plan */
 /* A plan at the next job_test, whatever PlanIntervalMin says: the last
  * one counted on a start Slurm did not make. */
 extern bool replan_now;
+/* A pending job slurmctld asks RUN_NOW for although no plan has it:
+ * Slurm's own checks passed, so the next plan takes it in whatever its
+ * state_reason still says (0: none). */
+extern uint32_t admitted_job;
 extern bool planned_since_stops; /* stops to send (elastic_glue.c) */
 extern double last_plan_at; /* monotonic seconds */
 /* A re-plan as slurmctld pays for it: reading its jobs and nodes (the

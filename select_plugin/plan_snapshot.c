@@ -79,7 +79,7 @@ static bool job_waits_for_other_reasons(job_record_t *job_ptr, time_t now)
 		return true;
 	if (job_ptr->details && job_ptr->details->begin_time > now)
 		return true;
-	return job_blocked_by_slurm(job_ptr);
+	return job_ptr->job_id != admitted_job && job_blocked_by_slurm(job_ptr);
 }
 
 /*

@@ -17,21 +17,23 @@ static uint32_t gpu_type(gres_node_state_t *ns, int b)
 	return 0;
 }
 
-/* Whether slot b has the type of every slot of `sel` (one type each). */
-static bool same_type_as(gres_node_state_t *ns, int b, bitstr_t *sel)
+/*
+ * The type of the slots of `sel`; false when they are of several types
+ * (then only they are the job's to choose from).
+ */
+static bool selected_type(gres_node_state_t *ns, bitstr_t *sel, uint32_t *type)
 {
-	uint32_t want = 0;
 	bool seen = false;
 	for (int s = 0; s < bit_size(sel); s++) {
 		if (!bit_test(sel, s))
 			continue;
 		uint32_t t = gpu_type(ns, s);
-		if (seen && t != want)
-			return bit_test(sel, b); /* mixed: keep its own */
-		want = t;
+		if (seen && t != *type)
+			return false;
+		*type = t;
 		seen = true;
 	}
-	return gpu_type(ns, b) == want;
+	return true;
 }
 
 /* The best-linked free GPUs of each node for the count cons_tres chose
@@ -58,7 +60,7 @@ static void pick_linked_gpus(job_record_t *job_ptr)
 		for (int i = 0; i < node_record_count && (uint32_t) i < js->total_node_cnt; i++) {
 			bitstr_t *sel = js->gres_bit_select[i];
 			gres_node_state_t *ns;
-			int n, cnt, *links = NULL, *slots;
+			int n, cnt, *links, *slots;
 			unsigned char *free_map;
 			if (!sel || !bit_test(job_ptr->node_bitmap, i))
 				continue;
@@ -73,16 +75,13 @@ static void pick_linked_gpus(job_record_t *job_ptr)
 			slots = xcalloc(n, sizeof(int));
 			/* Only GPUs cons_tres could have given the job
 			 * instead: free, of the type it took. */
+			uint32_t type = 0;
+			bool one_type = selected_type(ns, sel, &type);
 			for (int b = 0; b < n; b++)
 				free_map[b] = !bit_test(ns->gres_bit_alloc, b) &&
-					      same_type_as(ns, b, sel);
-			if (ns->links_cnt) {
-				links = xcalloc(n * n, sizeof(int));
-				for (int a = 0; a < n; a++)
-					for (int b = 0; b < n; b++)
-						links[a * n + b] = ns->links_cnt[a] ?
-							ns->links_cnt[a][b] : 0;
-			}
+					      (one_type ? gpu_type(ns, b) == type
+							: bit_test(sel, b));
+			links = node_gpu_links(ns, n);
 			if (omru_select_gpus(links, n, free_map, cnt, slots) == OMRU_OK) {
 				bit_clear_all(sel);
 				for (int s = 0; s < cnt; s++)

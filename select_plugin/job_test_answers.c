@@ -132,15 +132,15 @@ extern int omru_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	if (mode != SELECT_MODE_TEST_ONLY)
 		maybe_replan(job_ptr, now);
 	omru_ctl_lookup(ctl, job_ptr->job_id, &d);
-	bool refused = refusals_has(job_ptr->job_id);
+	bool refused = mode == SELECT_MODE_RUN_NOW && d.kind == OMRU_DECIDE_PASS &&
+		       refusals_has(job_ptr->job_id);
 	bool send_stops = planned_since_stops && settings.elastic;
 	planned_since_stops = false;
 	slurm_mutex_unlock(&plan_lock);
 	if (send_stops)
 		omru_elastic_after_plan(ctl, &plan_lock);
 
-	if (mode == SELECT_MODE_RUN_NOW && d.kind == OMRU_DECIDE_PASS &&
-	    refused) {
+	if (refused) {
 		/* Left out of the plan because every node it may use refused
 		 * it: it waits for a change there, not for cons_tres to put
 		 * it ahead of the planned jobs. */

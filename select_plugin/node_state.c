@@ -126,3 +126,14 @@ extern uint64_t node_config_stamp(void)
 	stamp = h;
 	return stamp;
 }
+
+extern int *node_gpu_links(gres_node_state_t *ns, int n)
+{
+	if (!ns || !ns->links_cnt || n < 1)
+		return NULL;
+	int *links = xcalloc(n * n, sizeof(int));
+	for (int a = 0; a < n; a++)
+		for (int b = 0; b < n; b++)
+			links[a * n + b] = ns->links_cnt[a] ? ns->links_cnt[a][b] : 0;
+	return links;
+}

@@ -111,6 +111,9 @@ extern bool node_usable(int i);
 extern void node_gpus(node_record_t *n, int *gpus, int *alloc);
 extern gres_node_state_t *node_gpu_state(node_record_t *n);
 extern int node_cpus_per_gpu(bitstr_t *nodes);
+/* The node's first n GPUs' links (gres.conf Links=) as an n x n row-major
+ * matrix to xfree, or NULL when it has none. */
+extern int *node_gpu_links(gres_node_state_t *ns, int n);
 extern uint64_t node_config_stamp(void);
 
 /* node_features.c: whether a node has what a --constraint asks. */

@@ -40,11 +40,8 @@ static void snapshot_gpu_links(void)
 	}
 	if (best_node < 0)
 		return;
-	gres_node_state_t *ns = node_gpu_state(node_record_table_ptr[best_node]);
-	int *links = xcalloc(best * best, sizeof(int));
-	for (int a = 0; a < best; a++)
-		for (int b = 0; b < best; b++)
-			links[a * best + b] = ns->links_cnt[a] ? ns->links_cnt[a][b] : 0;
+	int *links = node_gpu_links(node_gpu_state(node_record_table_ptr[best_node]),
+				    best);
 	if (omru_ctl_snapshot_links(ctl, links, best) != OMRU_OK)
 		debug("%s: %s's GPU links are not a symmetric matrix; pipeline "
 		      "splits are costed over PCIe", plugin_type,
@@ -220,34 +217,32 @@ static int add_job(job_record_t *job_ptr, time_t now, int *eligible,
 	return 0;
 }
 
-/* Snapshot of nodes and GPU jobs, then a plan.  Caller holds plan_lock;
- * slurmctld holds the job and node write locks around job_test. */
 static bool job_still_pending(uint32_t job_id)
 {
 	job_record_t *job_ptr = find_job_record ? find_job_record(job_id) : NULL;
 	return job_ptr && IS_JOB_PENDING(job_ptr);
 }
 
-/* The pending jobs the new plan starts now. */
-static void note_planned_starts(void)
+/* A pending job the snapshot offers the plan: a candidate for `starts`. */
+static void note_candidate(uint32_t job_id)
 {
-	ListIterator it = list_iterator_create(job_list);
-	job_record_t *job_ptr;
-	omru_ctl_decision_t d;
-
-	starts_len = 0;
-	while ((job_ptr = list_next(it))) {
-		if (!IS_JOB_PENDING(job_ptr) ||
-		    !omru_ctl_lookup(ctl, job_ptr->job_id, &d) ||
-		    d.kind != OMRU_DECIDE_START)
-			continue;
-		if (starts_len == starts_cap) {
-			starts_cap = starts_cap ? 2 * starts_cap : 16;
-			xrecalloc(starts, starts_cap, sizeof(*starts));
-		}
-		starts[starts_len++] = job_ptr->job_id;
+	if (starts_len == starts_cap) {
+		starts_cap = starts_cap ? 2 * starts_cap : 16;
+		xrecalloc(starts, starts_cap, sizeof(*starts));
 	}
-	list_iterator_destroy(it);
+	starts[starts_len++] = job_id;
+}
+
+/* Of the candidates, the pending jobs the new plan starts now. */
+static void keep_planned_starts(void)
+{
+	omru_ctl_decision_t d;
+	int kept = 0;
+
+	for (int i = 0; i < starts_len; i++)
+		if (omru_ctl_lookup(ctl, starts[i], &d) && d.kind == OMRU_DECIDE_START)
+			starts[kept++] = starts[i];
+	starts_len = kept;
 }
 
 /*
@@ -269,6 +264,8 @@ extern bool planned_start_blocked(void)
 	return false;
 }
 
+/* Snapshot of nodes and GPU jobs, then a plan.  Caller holds plan_lock;
+ * slurmctld holds the job and node write locks around job_test. */
 extern void replan(time_t now)
 {
 	char err[512], stats[256];
@@ -300,6 +297,7 @@ extern void replan(time_t now)
 	}
 	refusals_sweep(job_still_pending);
 	asked_gpus_sweep(job_still_pending);
+	starts_len = 0;
 	it = list_iterator_create(job_list);
 	while ((job_ptr = list_next(it))) {
 		if (IS_JOB_PENDING(job_ptr)) {
@@ -309,6 +307,7 @@ extern void replan(time_t now)
 			    !(job_ptr->priority &&
 			      omru_ctl_resuming(ctl, job_ptr->job_id)))
 				continue;
+			note_candidate(job_ptr->job_id);
 		} else if (!IS_JOB_RUNNING(job_ptr) && !IS_JOB_SUSPENDED(job_ptr)) {
 			continue;
 		}
@@ -324,7 +323,7 @@ extern void replan(time_t now)
 	if (omru_ctl_plan(ctl, err, sizeof(err)) != OMRU_OK)
 		error("%s: planning failed, GPU jobs are scheduled as plain "
 		      "cons_tres until the next plan: %s", plugin_type, err);
-	note_planned_starts();
+	keep_planned_starts();
 	double snap_ms = 1e3 * (t1 - t0), total_ms = 1e3 * (mono_now() - t0);
 	cost.replans++;
 	cost.snapshot_ms += snap_ms;

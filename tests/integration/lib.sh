@@ -107,9 +107,19 @@ cluster_down() {
     # CI keeps only the output: the daemons' complaints go there.
     echo "# cluster state kept in $CLUSTER_DIR; the daemons' last errors:"
     grep -h ' error: ' "$CLUSTER_DIR"/log/slurm*.log 2>/dev/null |
-      grep -v -e 'mpi' -e 'PMIx' -e 'pmix' -e 'innodb' | tail -n 30 |
+      grep -v -i -e 'pmix' -e 'innodb' | tail -n 30 |
       cut -c1-300 | sed 's/^/#   /'
   fi
+}
+
+# cluster_daemons: start.sh's daemon helpers (daemon_pid, start_daemon,
+# ...) over this cluster's layout; call it in a subshell.
+cluster_daemons() {
+  # shellcheck disable=SC1091
+  . "$OMRU_SRCDIR/scripts/cluster/lib/layout.sh"
+  # shellcheck disable=SC1091
+  . "$OMRU_SRCDIR/scripts/cluster/lib/daemons.sh"
+  layout_init "$CLUSTER_DIR"
 }
 
 # ctld_restart: stop slurmctld (SIGTERM: it saves its state) and start it
@@ -117,11 +127,7 @@ cluster_down() {
 # until it answers.
 ctld_restart() {
   (
-    # shellcheck disable=SC1091
-    . "$OMRU_SRCDIR/scripts/cluster/lib/layout.sh"
-    # shellcheck disable=SC1091
-    . "$OMRU_SRCDIR/scripts/cluster/lib/daemons.sh"
-    layout_init "$CLUSTER_DIR"
+    cluster_daemons
     local pid t=0
     if pid=$(daemon_pid slurmctld); then
       kill -TERM "$pid"
@@ -137,11 +143,7 @@ ctld_restart() {
 # meanwhile are all answered together when it goes on.
 ctld_pause() {
   (
-    # shellcheck disable=SC1091
-    . "$OMRU_SRCDIR/scripts/cluster/lib/layout.sh"
-    # shellcheck disable=SC1091
-    . "$OMRU_SRCDIR/scripts/cluster/lib/daemons.sh"
-    layout_init "$CLUSTER_DIR"
+    cluster_daemons
     local pid
     pid=$(daemon_pid slurmctld) || exit 1
     kill -STOP "$pid"

@@ -54,6 +54,37 @@ extern gres_node_state_t *node_gpu_state(node_record_t *n)
 }
 
 /*
+ * Whether the node has GPUs of every type the job asks (--gpus=a100:2):
+ * cons_tres never gives a typed request GPUs of another type, so a node
+ * without the type is not one the job may run on.  Untyped: every node.
+ */
+extern bool node_has_gpu_types(node_record_t *n, job_record_t *job_ptr)
+{
+	ListIterator it;
+	gres_state_t *gs;
+	gres_node_state_t *ns = node_gpu_state(n);
+	bool ok = true;
+
+	if (!job_ptr->gres_list_req)
+		return true;
+	it = list_iterator_create(job_ptr->gres_list_req);
+	while (ok && (gs = list_next(it))) {
+		gres_job_state_t *js;
+		bool found = false;
+		if (!is_gpu(gs))
+			continue;
+		js = gs->gres_data;
+		if (!js->type_id)
+			continue;
+		for (int t = 0; ns && t < ns->type_cnt; t++)
+			found |= ns->type_id[t] == js->type_id && ns->type_cnt_avail[t] > 0;
+		ok = found;
+	}
+	list_iterator_destroy(it);
+	return ok;
+}
+
+/*
  * The CPUs per GPU the least CPU-rich node of `nodes` with GPUs can give
  * every one of its GPUs (its CPUs, less specialized ones, over its GPUs);
  * 0 when none has GPUs.

@@ -111,10 +111,25 @@ extern bool node_usable(int i);
 extern void node_gpus(node_record_t *n, int *gpus, int *alloc);
 extern gres_node_state_t *node_gpu_state(node_record_t *n);
 extern int node_cpus_per_gpu(bitstr_t *nodes);
+/* Whether the node has GPUs of every type the job asks. */
+extern bool node_has_gpu_types(node_record_t *n, job_record_t *job_ptr);
 /* The node's first n GPUs' links (gres.conf Links=) as an n x n row-major
  * matrix to xfree, or NULL when it has none. */
 extern int *node_gpu_links(gres_node_state_t *ns, int n);
 extern uint64_t node_config_stamp(void);
+
+/* node_resources.c: CPUs and memory besides GPUs. */
+/* What the node has for jobs: CPUs, memory (MB; 1 when not consumable). */
+extern void node_capacity(node_record_t *n, double *cpus, double *mem_mb);
+/* Adds a running job's CPUs and memory per node index to cpus[], mem_mb[]
+ * (node_record_count entries each). */
+extern void job_add_holdings(job_record_t *job_ptr, double *cpus, double *mem_mb);
+/* A running job's CPUs and memory on node index i (0 if none). */
+extern void job_holding_on(job_record_t *job_ptr, int i, double *cpus,
+			   double *mem_mb);
+/* Fills j's need_* fields: what the job takes of a node per GPU count. */
+extern void job_node_need(job_record_t *job_ptr, const job_gpus_t *g,
+			  omru_ctl_job_t *j);
 
 /* node_features.c: whether a node has what a --constraint asks. */
 extern bool node_has_features(node_record_t *n, const char *features);

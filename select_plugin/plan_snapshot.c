@@ -49,6 +49,23 @@ static void snapshot_gpu_links(void)
 	xfree(links);
 }
 
+/* Every node's CPUs and memory with what running jobs hold of them. */
+static void snapshot_node_resources(const double *cpus_alloc, const double *mem_alloc)
+{
+	for (int i = 0; i < node_record_count; i++) {
+		double cpus = 0, mem = 0;
+		if (node_record_table_ptr[i])
+			node_capacity(node_record_table_ptr[i], &cpus, &mem);
+		if (omru_ctl_snapshot_node_resources(ctl, i, cpus, cpus_alloc[i], mem,
+						     mem_alloc[i]) != OMRU_OK) {
+			debug("%s: %s's CPUs and memory are out of range; the "
+			      "plan counts GPUs only", plugin_type,
+			      node_record_table_ptr[i] ? node_record_table_ptr[i]->name : "?");
+			return;
+		}
+	}
+}
+
 extern bool job_blocked_by_slurm(job_record_t *job_ptr)
 {
 	/*
@@ -106,9 +123,17 @@ static bitstr_t *job_resv_nodes(job_record_t *job_ptr, time_t now, bool *none)
 	return nodes;
 }
 
-static int add_job(job_record_t *job_ptr, time_t now, int *eligible,
-		   int *where_node, int *where_gpus)
+/* The snapshot's buffers, node_record_count + 1 entries each. */
+typedef struct {
+	int *eligible, *where_node, *where_gpus;
+	double *where_cpus, *where_mem;
+	double *cpus_alloc, *mem_alloc; /* per node: what running jobs hold */
+} snap_buffers_t;
+
+static int add_job(job_record_t *job_ptr, time_t now, snap_buffers_t *b)
 {
+	int *eligible = b->eligible, *where_node = b->where_node,
+	    *where_gpus = b->where_gpus;
 	omru_ctl_job_t j;
 	job_gpus_t g;
 	char err[256];
@@ -138,6 +163,7 @@ static int add_job(job_record_t *job_ptr, time_t now, int *eligible,
 	 * count of its range runs at (job_test rewrote the request). */
 	j.gpus = IS_JOB_PENDING(job_ptr) ? asked_gpus_get(job_ptr->job_id, g.gpus)
 					 : g.gpus;
+	job_node_need(job_ptr, &g, &j);
 	j.max_nodes = (job_ptr->details && job_ptr->details->max_nodes &&
 		       job_ptr->details->max_nodes < 100000) ?
 			      job_ptr->details->max_nodes : 0;
@@ -165,11 +191,15 @@ static int add_job(job_record_t *job_ptr, time_t now, int *eligible,
 			pos++;
 			if (cnt) {
 				where_node[n] = i;
+				job_holding_on(job_ptr, i, &b->where_cpus[n],
+					       &b->where_mem[n]);
 				where_gpus[n++] = cnt;
 			}
 		}
 		j.where_node = where_node;
 		j.where_gpus = where_gpus;
+		j.where_cpus = b->where_cpus;
+		j.where_mem_mb = b->where_mem;
 		j.where_count = n;
 		if (!n)
 			return 0;
@@ -202,6 +232,8 @@ static int add_job(job_record_t *job_ptr, time_t now, int *eligible,
 			if (d && d->req_node_bitmap && !bit_test(d->req_node_bitmap, i))
 				continue;
 			if (d && !node_has_features(node_record_table_ptr[i], d->features))
+				continue;
+			if (!node_has_gpu_types(node_record_table_ptr[i], job_ptr))
 				continue;
 			eligible[n++] = i;
 		}
@@ -269,7 +301,7 @@ extern bool planned_start_blocked(void)
 extern void replan(time_t now)
 {
 	char err[512], stats[256];
-	int *eligible, *where_node, *where_gpus;
+	snap_buffers_t b;
 	job_record_t *job_ptr;
 	ListIterator it;
 
@@ -286,9 +318,13 @@ extern void replan(time_t now)
 				       node_usable(i));
 	}
 	snapshot_gpu_links();
-	eligible = xcalloc(node_record_count + 1, sizeof(int));
-	where_node = xcalloc(node_record_count + 1, sizeof(int));
-	where_gpus = xcalloc(node_record_count + 1, sizeof(int));
+	b.eligible = xcalloc(node_record_count + 1, sizeof(int));
+	b.where_node = xcalloc(node_record_count + 1, sizeof(int));
+	b.where_gpus = xcalloc(node_record_count + 1, sizeof(int));
+	b.where_cpus = xcalloc(node_record_count + 1, sizeof(double));
+	b.where_mem = xcalloc(node_record_count + 1, sizeof(double));
+	b.cpus_alloc = xcalloc(node_record_count + 1, sizeof(double));
+	b.mem_alloc = xcalloc(node_record_count + 1, sizeof(double));
 	/* A node's resources changed: what it refused may fit now. */
 	uint64_t stamp = node_config_stamp();
 	if (stamp != refusals_stamp) {
@@ -300,6 +336,9 @@ extern void replan(time_t now)
 	starts_len = 0;
 	it = list_iterator_create(job_list);
 	while ((job_ptr = list_next(it))) {
+		/* Every running job holds CPUs and memory, GPUs or not. */
+		if (IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr))
+			job_add_holdings(job_ptr, b.cpus_alloc, b.mem_alloc);
 		if (IS_JOB_PENDING(job_ptr)) {
 			/* A job requeued to resume from a resize waits out
 			 * Slurm's requeue delay on the GPUs held for it. */
@@ -311,12 +350,17 @@ extern void replan(time_t now)
 		} else if (!IS_JOB_RUNNING(job_ptr) && !IS_JOB_SUSPENDED(job_ptr)) {
 			continue;
 		}
-		add_job(job_ptr, now, eligible, where_node, where_gpus);
+		add_job(job_ptr, now, &b);
 	}
 	list_iterator_destroy(it);
-	xfree(eligible);
-	xfree(where_node);
-	xfree(where_gpus);
+	snapshot_node_resources(b.cpus_alloc, b.mem_alloc);
+	xfree(b.eligible);
+	xfree(b.where_node);
+	xfree(b.where_gpus);
+	xfree(b.where_cpus);
+	xfree(b.where_mem);
+	xfree(b.cpus_alloc);
+	xfree(b.mem_alloc);
 	double t1 = mono_now();
 	test_only_memo_sweep(memo);
 	planned_since_stops = true;

@@ -208,6 +208,29 @@ int omru_ctl_snapshot_node(omru_ctl_t *ctl, int index, const char *name,
 	});
 }
 
+// Bounds on what a node reports: more than any machine has is a bad value.
+constexpr double kMaxNodeCpus = 1 << 20;
+constexpr double kMaxNodeMemMb = 1e12;
+
+int omru_ctl_snapshot_node_resources(omru_ctl_t *ctl, int index, double cpus,
+				     double cpus_alloc, double mem_mb,
+				     double mem_alloc_mb)
+{
+	return guarded(nullptr, 0, [&] {
+		auto in = [](double v, double hi) { return v >= 0 && v <= hi; };
+		if (index < 0 || static_cast<size_t>(index) >= ctl->snap.nodes.size() ||
+		    !in(cpus, kMaxNodeCpus) || !in(cpus_alloc, kMaxNodeCpus) ||
+		    !in(mem_mb, kMaxNodeMemMb) || !in(mem_alloc_mb, kMaxNodeMemMb))
+			return OMRU_EINVAL;
+		omru::controller::NodeSnap &n = ctl->snap.nodes[index];
+		n.cpus = cpus;
+		n.cpus_alloc = cpus_alloc;
+		n.mem_mb = mem_mb;
+		n.mem_alloc_mb = mem_alloc_mb;
+		return OMRU_OK;
+	});
+}
+
 int omru_ctl_snapshot_job(omru_ctl_t *ctl, const omru_ctl_job_t *job, char *err,
 			  size_t errlen)
 {
@@ -233,6 +256,19 @@ int omru_ctl_snapshot_job(omru_ctl_t *ctl, const omru_ctl_job_t *job, char *err,
 		    !(j.time_limit_s >= 0) || !std::isfinite(j.time_limit_s) ||
 		    j.max_nodes < 0)
 			return bad("times and node limits must be finite and >= 0");
+		auto cpus_ok = [](double v) { return v >= 0 && v <= kMaxNodeCpus; };
+		auto mem_ok = [](double v) { return v >= 0 && v <= kMaxNodeMemMb; };
+		j.need.cpus_min = job->need_cpus_min;
+		j.need.cpus_per_gpu = job->need_cpus_per_gpu;
+		j.need.mem_min = job->need_mem_min_mb;
+		j.need.mem_per_gpu = job->need_mem_per_gpu_mb;
+		j.need.mem_per_cpu = job->need_mem_per_cpu_mb;
+		j.need.all_mem = job->need_all_mem != 0;
+		j.need.whole_node = job->need_whole_node != 0;
+		if (!cpus_ok(j.need.cpus_min) || !cpus_ok(j.need.cpus_per_gpu) ||
+		    !mem_ok(j.need.mem_min) || !mem_ok(j.need.mem_per_gpu) ||
+		    !mem_ok(j.need.mem_per_cpu))
+			return bad("the CPUs and memory it needs are out of range");
 		if (job->opts && job->opts->set) {
 			const omru_job_options_t &o = *job->opts;
 			if (!(o.set & OMRU_OPT_MODEL))
@@ -291,6 +327,15 @@ int omru_ctl_snapshot_job(omru_ctl_t *ctl, const omru_ctl_job_t *job, char *err,
 				j.where.emplace_back(n, g);
 				sum += g;
 			}
+			if (job->where_cpus && job->where_mem_mb)
+				for (int i = 0; i < job->where_count; i++) {
+					double c = job->where_cpus[i], m = job->where_mem_mb[i];
+					if (!cpus_ok(c) || !mem_ok(m)) {
+						j.holding.clear();
+						break;
+					}
+					j.holding.push_back({ c, m });
+				}
 			j.gpus = sum;
 		} else {
 			for (int i = 0; i < job->eligible_count; i++) {

@@ -91,6 +91,8 @@ class Builder {
 	Limit resize_limit(const JobSnap &j, int m, const planner::PlanJob &pj,
 			   double left_now) const;
 	int node_set(const std::vector<int> &eligible);
+	// The nodes' CPUs and memory, when the snapshot knows every node's.
+	void add_node_resources();
 	// Jobs with a resize under way go to add_held (build() routes them).
 	void add_running(const JobSnap &j);
 	void add_pending(const JobSnap &j);
@@ -275,6 +277,24 @@ int Builder::node_set(const std::vector<int> &eligible)
 	return index;
 }
 
+void Builder::add_node_resources()
+{
+	planner::PlanInput &in = out_.in;
+	for (const NodeSnap &ns : snap_.nodes)
+		if (!(ns.cpus > 0) || !(ns.mem_mb > 0))
+			return;
+	for (const NodeSnap &ns : snap_.nodes) {
+		in.node_cpus.push_back(ns.cpus);
+		in.node_mem.push_back(ns.mem_mb);
+		// A node nothing may start on has nothing free (as its GPUs).
+		in.free_cpus.push_back(ns.usable ? std::clamp(ns.cpus - ns.cpus_alloc, 0.0, ns.cpus)
+						 : 0.0);
+		in.free_mem.push_back(ns.usable ? std::clamp(ns.mem_mb - ns.mem_alloc_mb, 0.0,
+							     ns.mem_mb)
+						: 0.0);
+	}
+}
+
 double Builder::epochs_left(const JobSnap &j, double done_now) const
 {
 	// An earlier run's epochs count; a little is always left (the run
@@ -331,6 +351,7 @@ void Builder::add_held(const JobSnap &j, const Resize &r)
 	pj.submit_s = j.submit_s;
 	pj.running = true;
 	pj.resizable = false;
+	pj.need = j.need;
 	pj.where = held_where(j, r);
 	pj.gpus = 0;
 	for (auto [node, n] : pj.where)
@@ -371,6 +392,9 @@ void Builder::add_running(const JobSnap &j)
 	pj.may_shrink = pj.resizable && resizes_->may_shrink(j.job_id);
 	pj.gpus = j.gpus;
 	pj.where = j.where;
+	pj.need = j.need;
+	if (j.holding.size() == j.where.size())
+		pj.holding = j.holding;
 	int m = model_of(j);
 	int span = static_cast<int>(j.where.size());
 	double end;
@@ -419,6 +443,7 @@ void Builder::add_pending(const JobSnap &j)
 		pj.restart_s = resizes_->priced_cost_s(j.model);
 	bool all = static_cast<int>(j.eligible.size()) == nodes_;
 	pj.node_set = all ? -1 : node_set(j.eligible);
+	pj.need = j.need;
 	push(std::move(pj), j, m);
 }
 
@@ -475,6 +500,7 @@ BuiltInput Builder::build()
 	}
 	gpn_ = std::max(gpn_, *std::max_element(in.node_gpus.begin(), in.node_gpus.end()));
 	in.gpus_per_node = gpn_;
+	add_node_resources();
 	if (settings_.pipeline)
 		settings_.pipeline->see_cluster(snap_.gpu_links.get(), nodes_, gpn_);
 

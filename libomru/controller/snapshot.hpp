@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "model/admin_comment.hpp" // CommentPhase
+#include "planner/plan.hpp"     // NodeNeed, NodeUse
 #include "policy/gpu_links.hpp"
 
 namespace omru {
@@ -26,6 +27,10 @@ struct NodeSnap {
 	// Up, not drained or draining, not reserved away: new jobs may start
 	// on it.  Running jobs on a node that is not usable still hold GPUs.
 	bool usable = true;
+	// CPUs and memory (MB) it has for jobs, and what jobs hold of them
+	// (every job, GPU or not); cpus 0: not known, and the plan counts
+	// GPUs only on every node.
+	double cpus = 0, cpus_alloc = 0, mem_mb = 0, mem_alloc_mb = 0;
 };
 
 struct JobSnap {
@@ -62,6 +67,12 @@ struct JobSnap {
 	int max_nodes = 0;       // 0: any number of nodes
 	// Running: GPUs held per node index, ascending by node.
 	std::vector<std::pair<int, int>> where;
+	// Running: CPUs and memory it holds on each node of `where`; empty:
+	// not known (its need at its GPUs there is assumed).
+	std::vector<planner::NodeUse> holding;
+	// What it takes of a node at a GPU count (planner/plan.hpp): what
+	// cons_tres will give it at the count the plan chooses.
+	planner::NodeNeed need;
 	// Pending: node indices it may run on (partition, --nodelist,
 	// --exclude, --constraint), ascending; usable nodes only.
 	std::vector<int> eligible;

@@ -4,7 +4,9 @@
 #ifndef OMRU_PLANNER_PLAN_HPP
 #define OMRU_PLANNER_PLAN_HPP
 
+#include <algorithm>
 #include <limits>
+#include <tuple>
 #include <vector>
 
 #include "policy/placement.hpp" // NodeCounts
@@ -33,6 +35,41 @@ struct SpeedCurve {
 	{
 		return epoch_s[i][(gpus[i] + gpus_per_node - 1) / gpus_per_node];
 	}
+};
+
+// What a job takes of a node besides GPUs, as a function of the GPUs it
+// gets there: cons_tres gives it the larger of its tasks' CPUs and its
+// GPUs' (--cpus-per-gpu), and memory per node (--mem), per GPU
+// (--mem-per-gpu) or per CPU (--mem-per-cpu, DefMemPerCPU), one of them
+// non-zero.  all_mem: --mem=0, all of a node's memory (the node must have
+// none in use); whole_node: --exclusive, the whole of an idle node.  All
+// zero: the job takes GPUs only.  Used where PlanInput has node resources.
+struct NodeNeed {
+	double cpus_min = 0, cpus_per_gpu = 0;
+	double mem_min = 0, mem_per_gpu = 0, mem_per_cpu = 0; // MB
+	bool all_mem = false;
+	bool whole_node = false;
+
+	double cpus(int gpus) const { return std::max(cpus_min, cpus_per_gpu * gpus); }
+	double mem(int gpus) const
+	{
+		return mem_min + mem_per_gpu * gpus + mem_per_cpu * cpus(gpus);
+	}
+	bool none() const
+	{
+		return cpus_min == 0 && cpus_per_gpu == 0 && mem_min == 0 &&
+		       mem_per_gpu == 0 && mem_per_cpu == 0 && !all_mem && !whole_node;
+	}
+	auto key() const
+	{
+		return std::make_tuple(cpus_min, cpus_per_gpu, mem_min, mem_per_gpu,
+				       mem_per_cpu, all_mem, whole_node);
+	}
+};
+
+// CPUs and memory (MB) a running job holds on one node.
+struct NodeUse {
+	double cpus = 0, mem = 0;
 };
 
 // A job the plan covers: pending (running == false) or running.
@@ -65,6 +102,11 @@ struct PlanJob {
 	// (a Slurm partition, --nodelist, --exclude, --constraint), or -1 for
 	// every node.  Starts and growths use only these nodes.
 	int node_set = -1;
+	// What it takes of a node besides GPUs (PlanInput::has_resources).
+	NodeNeed need;
+	// Running: what it holds on each node of `where` (same order); empty:
+	// need applied to its GPUs there.
+	std::vector<NodeUse> holding;
 };
 
 struct PlanInput {
@@ -80,6 +122,11 @@ struct PlanInput {
 	// ascending, distinct, valid node indices.
 	std::vector<std::vector<int>> node_sets;
 	std::vector<int> free_per_node; // GPUs the plan may hand out now
+	// Node resources besides GPUs, per node: CPUs and memory (MB), what
+	// each has and what is free now (what Slurm's running jobs, GPU or
+	// not, leave).  Empty: GPUs are the only resource and NodeNeed is
+	// not used; otherwise all four have one entry per node.
+	std::vector<double> node_cpus, node_mem, free_cpus, free_mem;
 	std::vector<SpeedCurve> curves;
 	std::vector<PlanJob> jobs;     // ties in any ordering go to the lower index
 	double restart_overhead_s = 0; // paid by every resized job
@@ -103,6 +150,14 @@ struct PlanInput {
 	{
 		return node_gpus.empty() ? gpus_per_node : node_gpus[node];
 	}
+	bool has_resources() const { return !node_cpus.empty(); }
+	// The most GPUs a job needing `need` can take on `node` given `gpus`
+	// free GPUs, `cpus` CPUs and `mem` MB free there: GPUs alone
+	// without node resources or a need.
+	int fit_on(const NodeNeed &need, int node, int gpus, double cpus,
+		   double mem) const;
+	// What a job needing `need` takes of `node` with `gpus` GPUs there.
+	NodeUse use_of(const NodeNeed &need, int node, int gpus) const;
 };
 
 // Something to do now, in this order.

@@ -47,6 +47,8 @@ struct JobState {
 	double end_s = 0;
 	double resizable_from_s = kInf;
 	unsigned version = 0; // tells stale completion events apart
+	// CPUs and memory held on each node of `where` (node resources only).
+	std::vector<NodeUse> use;
 };
 
 // Waiting jobs that start under the same conditions: the same GPU count,
@@ -56,6 +58,7 @@ struct JobState {
 struct StartClass {
 	int gpus = 0;
 	int set = -1;
+	int job = -1;    // a member: its NodeNeed is every member's
 	int curve = -1;  // one member's curve and option: its NaN spreads are
 	int option = -1; // every member's
 	// Some spread has no row: a class that does not fit may fit again
@@ -87,11 +90,15 @@ class PlanRun {
     public:
 	PlanRun(const PlanInput &in, const Candidate &c, bool record)
 		: in_(in), c_(c), record_(record), jobs_(in.jobs.size()),
-		  free_(in.free_per_node, in.gpus_per_node, in.node_sets)
+		  free_(in.free_per_node, in.gpus_per_node, in.node_sets),
+		  cpus_free_(in.free_cpus), mem_free_(in.free_mem)
 	{
+		intern_needs();
 		is_blocked_.assign(in.jobs.size(), 0);
 		released_mark_.assign(in.jobs.size(), 0);
 		released_.assign(in.free_per_node.size(), 0);
+		rel_cpus_.assign(in.free_per_node.size(), 0);
+		rel_mem_.assign(in.free_per_node.size(), 0);
 		if (record)
 			out_.jobs.resize(in.jobs.size());
 	}
@@ -118,12 +125,17 @@ class PlanRun {
 				      : 0;
 		return std::max(0.0, s.left_at_progress_start - done);
 	}
-	// pack_gpus on the free GPUs of a node set (-1: every node),
-	// remembered until they change: several classes of one size ask the
-	// same question.
+	// pack_gpus on the free GPUs of class k's node set, remembered until
+	// they change: several classes of one size ask the same question.  A
+	// class whose jobs need CPUs or memory is packed on what those leave
+	// of each node, each time.
 	// RET the packing, or nullptr when it does not fit.
-	const NodeCounts *packed_now(int gpus, int set)
+	const NodeCounts *packed_now(const StartClass &k)
 	{
+		const int gpus = k.gpus, set = k.set;
+		if (need_id_[k.job])
+			return pack_job(k.job, gpus, set, need_where_) ? &need_where_
+								       : nullptr;
 		size_t s = static_cast<size_t>(set + 1);
 		if (pack_cache_.size() <= s)
 			pack_cache_.resize(s + 1);
@@ -137,16 +149,27 @@ class PlanRun {
 		}
 		return p.fits ? &p.where : nullptr;
 	}
-	void take(const NodeCounts &where)
+	// The job's GPUs (and with node resources, what its need takes
+	// there) taken from the free ones, or given back.
+	void take(int job, const NodeCounts &where);
+	void give_back(int job);
+	// The GPUs, CPUs and memory of `where` that `use` holds, added (sign
+	// 1) to the free ones or taken (-1).
+	void add_resources(const NodeCounts &where, const std::vector<NodeUse> &use,
+			   int sign);
+	// The most GPUs of job's node that its need allows there, with
+	// `gpus` of them free and `cpus`, `mem` more than free now.
+	int fit(int job, int node, int gpus, double cpus = 0, double mem = 0) const
 	{
-		free_gen_++;
-		free_.take(where);
+		if (!need_id_[job])
+			return gpus;
+		return in_.fit_on(in_.jobs[job].need, node, gpus,
+				  cpus_free_[node] + cpus, mem_free_[node] + mem);
 	}
-	void give_back(const NodeCounts &where)
-	{
-		free_gen_++;
-		free_.give_back(where);
-	}
+	// pack_gpus for the job on node set `set`: on the free GPUs, or with
+	// a need on what its CPUs and memory allow per node.
+	bool pack_job(int job, int gpus, int set, NodeCounts &out);
+	void intern_needs();
 	void add_running_inputs();
 	void set_resizable_from(int job, double t);
 	void refresh_growable(int job);
@@ -195,6 +218,13 @@ class PlanRun {
 	};
 	std::vector<std::vector<Packing>> pack_cache_;
 	NodeCounts growth_where_; // placed_growth's packing buffer
+	// Node resources (PlanInput::has_resources): free CPUs and memory per
+	// node; per job its need's id, 0 for none (GPUs alone decide); the
+	// GPUs a need allows per node, and a packing buffer.
+	std::vector<double> cpus_free_, mem_free_;
+	std::vector<int> need_id_;
+	std::vector<int> allowed_;
+	NodeCounts need_where_;
 	double t_ = 0;
 	int waiting_ = 0;
 	std::vector<StartClass> classes_;
@@ -223,12 +253,86 @@ class PlanRun {
 	// one time).
 	std::vector<int> by_free_;
 	std::vector<int> released_;
+	std::vector<double> rel_cpus_, rel_mem_;
 	std::vector<int> touched_;
 	std::vector<int> walk_;
 	std::vector<unsigned long> released_mark_;
 	unsigned long release_calls_ = 0;
 	Outcome out_;
 };
+
+// Jobs that need the same CPUs and memory share an id; 0: no need, or no
+// node resources in the input.
+void PlanRun::intern_needs()
+{
+	need_id_.assign(in_.jobs.size(), 0);
+	if (!in_.has_resources())
+		return;
+	std::map<decltype(NodeNeed{}.key()), int> ids;
+	for (size_t j = 0; j < in_.jobs.size(); j++) {
+		const NodeNeed &n = in_.jobs[j].need;
+		if (!n.none())
+			need_id_[j] = ids.emplace(n.key(), static_cast<int>(ids.size()) + 1)
+					      .first->second;
+	}
+	allowed_.assign(in_.nodes, 0);
+}
+
+void PlanRun::add_resources(const NodeCounts &where, const std::vector<NodeUse> &use,
+			    int sign)
+{
+	free_gen_++;
+	if (sign > 0)
+		free_.give_back(where);
+	else
+		free_.take(where);
+	for (size_t i = 0; i < use.size() && i < where.size(); i++) {
+		int node = where[i].first;
+		// A running job's holding as Slurm reported it may not match
+		// its need: never more free than the node has.
+		cpus_free_[node] = std::clamp(cpus_free_[node] + sign * use[i].cpus, 0.0,
+					      in_.node_cpus[node]);
+		mem_free_[node] = std::clamp(mem_free_[node] + sign * use[i].mem, 0.0,
+					     in_.node_mem[node]);
+	}
+}
+
+void PlanRun::take(int job, const NodeCounts &where)
+{
+	JobState &s = jobs_[job];
+	s.use.clear();
+	if (need_id_[job])
+		for (auto [node, n] : where)
+			s.use.push_back(in_.use_of(in_.jobs[job].need, node, n));
+	add_resources(where, s.use, -1);
+}
+
+void PlanRun::give_back(int job)
+{
+	add_resources(jobs_[job].where, jobs_[job].use, 1);
+}
+
+bool PlanRun::pack_job(int job, int gpus, int set, NodeCounts &out)
+{
+	if (!need_id_[job])
+		return free_.pack_into(gpus, set, out);
+	const std::vector<int> &free = free_.free();
+	auto allow = [&](int node) { allowed_[node] = fit(job, node, free[node]); };
+	std::optional<NodeCounts> p;
+	if (set < 0) {
+		for (int node = 0; node < in_.nodes; node++)
+			allow(node);
+		p = pack_gpus(allowed_, gpus);
+	} else {
+		for (int node : in_.node_sets[set])
+			allow(node);
+		p = pack_gpus(allowed_, gpus, in_.node_sets[set]);
+	}
+	if (!p)
+		return false;
+	out = std::move(*p);
+	return true;
+}
 
 void PlanRun::run_segment(int job, int option, NodeCounts where, double epoch_s,
 			  double left, double progress_start)
@@ -300,6 +404,16 @@ void PlanRun::add_running_inputs()
 		run_segment(static_cast<int>(j), option, pj.where, pj.epoch_s,
 			    pj.epochs_at_progress_start, pj.progress_start_s);
 		JobState &s = jobs_[j];
+		// Already out of the free resources: what it holds, to give
+		// back when it ends.
+		if (in_.has_resources()) {
+			s.use = pj.holding;
+			if (s.use.size() != s.where.size()) {
+				s.use.clear();
+				for (auto [node, n] : s.where)
+					s.use.push_back(in_.use_of(pj.need, node, n));
+			}
+		}
 		set_resizable_from(static_cast<int>(j),
 				   !pj.resizable ? kInf
 						 : std::max(in_.now_s, pj.progress_start_s));
@@ -332,14 +446,17 @@ void PlanRun::build_classes()
 						      static_cast<int>(pattern_ids.size()));
 			ids[option] = it.first->second;
 		}
-		long long key = static_cast<long long>(ids[option]) *
-					(static_cast<long long>(in_.node_sets.size()) + 1) +
-				(in_.jobs[job].node_set + 1);
+		long long key = (static_cast<long long>(ids[option]) *
+					 (static_cast<long long>(in_.node_sets.size()) + 1) +
+				 (in_.jobs[job].node_set + 1)) *
+					(static_cast<long long>(in_.jobs.size()) + 1) +
+				need_id_[job];
 		auto [it, added] = class_ids.emplace(key, static_cast<int>(classes_.size()));
 		if (added) {
 			StartClass k;
 			k.gpus = cv.gpus[option];
 			k.set = in_.jobs[job].node_set;
+			k.job = job;
 			k.curve = cv_i;
 			k.option = option;
 			for (size_t n = 1; n < cv.epoch_s[option].size(); n++)
@@ -390,7 +507,7 @@ void PlanRun::start(int k, int pos, const NodeCounts &packed)
 	const SpeedCurve &cv = curve(job);
 	double e = cv.epoch_s[option][packed.size()];
 	NodeCounts where = packed;
-	take(where);
+	take(job, where);
 	if (record_ && t_ == in_.now_s)
 		out_.now.push_back({ Action::Kind::Start, job, c.gpus, where });
 	run_segment(job, option, std::move(where), e,
@@ -431,8 +548,24 @@ bool PlanRun::sooner_on_fewer_nodes(int job, int gpus, int set, int span)
 	const std::vector<double> &e = curve(job).epoch_s[c_.option[job]];
 	const double left = in_.jobs[job].remaining_epochs;
 	const double now_end = t_ + left * e[span];
-	free_.nodes_by_free(set, by_free_);
 	const std::vector<int> &free = free_.free();
+	// GPUs the job could take on a node once the ends so far released
+	// theirs (and their CPUs and memory).
+	auto allowed = [&](int node) {
+		return fit(job, node, free[node] + released_[node], rel_cpus_[node],
+			   rel_mem_[node]);
+	};
+	if (!need_id_[job]) {
+		free_.nodes_by_free(set, by_free_);
+	} else {
+		by_free_.assign(static_cast<size_t>(in_.gpus_per_node) + 1, 0);
+		if (set < 0)
+			for (int node = 0; node < in_.nodes; node++)
+				by_free_[allowed(node)]++;
+		else
+			for (int node : in_.node_sets[set])
+				by_free_[allowed(node)]++;
+	}
 	const std::vector<Event> &heap = events_.heap();
 	auto later = [&](int a, int b) { return heap[a] > heap[b]; };
 	release_calls_++;
@@ -472,22 +605,29 @@ bool PlanRun::sooner_on_fewer_nodes(int job, int gpus, int set, int span)
 			break; // a start at ev.t or later cannot end sooner
 		at = ev.t;
 		released_mark_[ev.job] = release_calls_;
-		for (auto [node, n] : s.where) {
+		for (size_t w = 0; w < s.where.size(); w++) {
+			auto [node, n] = s.where[w];
 			if (set >= 0 && !std::binary_search(in_.node_sets[set].begin(),
 							    in_.node_sets[set].end(), node))
 				continue;
 			if (released_[node] == 0)
 				touched_.push_back(node);
-			by_free_[free[node] + released_[node]]--;
+			by_free_[allowed(node)]--;
 			released_[node] += n;
-			by_free_[free[node] + released_[node]]++;
+			if (w < s.use.size()) {
+				rel_cpus_[node] += s.use[w].cpus;
+				rel_mem_[node] += s.use[w].mem;
+			}
+			by_free_[allowed(node)]++;
 		}
 		unpriced = true;
 	}
 	if (unpriced && answer < 0)
 		answer = narrower(at);
-	for (int node : touched_)
+	for (int node : touched_) {
 		released_[node] = 0;
+		rel_cpus_[node] = rel_mem_[node] = 0;
+	}
 	touched_.clear();
 	return answer == 1;
 }
@@ -536,7 +676,7 @@ void PlanRun::start_phase()
 		const StartClass &c = classes_[k];
 		if (c.gpus > free_.total())
 			continue;
-		const NodeCounts *packed = packed_now(c.gpus, c.set);
+		const NodeCounts *packed = packed_now(c);
 		if (!packed)
 			continue;
 		if (std::isnan(in_.curves[c.curve].epoch_s[c.option][packed->size()])) {
@@ -563,12 +703,14 @@ PlanRun::Growth PlanRun::placed_growth(int job, int option)
 	const JobState &s = jobs_[job];
 	const SpeedCurve &cv = curve(job);
 	Growth g;
-	// Packed as if the job's own GPUs were free; the index returns to
-	// the same state, so cached packings stay valid.
-	free_.give_back(s.where);
-	bool fits = free_.pack_into(cv.gpus[option], in_.jobs[job].node_set,
-				    growth_where_);
-	free_.take(s.where);
+	// Packed as if the job's own GPUs (and CPUs and memory) were free;
+	// everything returns to the same state, so cached packings stay
+	// valid.
+	add_resources(s.where, s.use, 1);
+	bool fits = pack_job(job, cv.gpus[option], in_.jobs[job].node_set,
+			     growth_where_);
+	add_resources(s.where, s.use, -1);
+	free_gen_ -= 2;
 	if (!fits || (in_.grow_on_one_node && growth_where_.size() > 1))
 		return g;
 	double e = cv.epoch_s[option][growth_where_.size()];
@@ -585,8 +727,8 @@ void PlanRun::resize(int job, const Growth &g)
 {
 	JobState &s = jobs_[job];
 	double left = left_at(job, t_);
-	give_back(s.where);
-	take(g.where);
+	give_back(job);
+	take(job, g.where);
 	if (record_) {
 		out_.jobs[job].segments.back().end_s = t_;
 		if (t_ == in_.now_s)
@@ -776,7 +918,7 @@ void PlanRun::finish(int job)
 		by_end_.erase({ s.end_s, job });
 		growable_.erase({ s.end_s, job });
 	}
-	give_back(s.where);
+	give_back(job);
 	out_.makespan_s = std::max(out_.makespan_s, s.end_s);
 	out_.sum_jct_s += s.end_s - in_.jobs[job].submit_s;
 }
@@ -846,11 +988,13 @@ Outcome simulate_plan(const PlanInput &in, const Candidate &c, bool record,
 }
 
 bool fits_when_idle(const PlanInput &in, const SpeedCurve &cv, size_t option,
-		    int set)
+		    int set, const NodeNeed &need)
 {
 	std::vector<int> all(in.nodes);
 	for (int n = 0; n < in.nodes; n++)
-		all[n] = in.capacity(n);
+		all[n] = in.has_resources() ? in.fit_on(need, n, in.capacity(n),
+							in.node_cpus[n], in.node_mem[n])
+					    : in.capacity(n);
 	auto where = set < 0 ? pack_gpus(all, cv.gpus[option])
 			     : pack_gpus(all, cv.gpus[option], in.node_sets[set]);
 	return where && !std::isnan(cv.epoch_s[option][where->size()]);

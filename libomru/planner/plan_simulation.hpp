@@ -62,9 +62,10 @@ Outcome simulate_plan(const PlanInput &in, const Candidate &c, bool record,
 // jobs before it end, then it fits); a job whose option fails would wait
 // for ever and hold up GPU reuse, so the planner gives it another option
 // or leaves it out of the order.  Always true on identical nodes without
-// node sets (check_plan_input: every count has its packed time).
+// node sets (check_plan_input: every count has its packed time).  With
+// node resources, on the GPUs the job's `need` allows on each idle node.
 bool fits_when_idle(const PlanInput &in, const SpeedCurve &cv, size_t option,
-		    int set);
+		    int set, const NodeNeed &need = {});
 
 } // namespace planner
 } // namespace omru

@@ -20,6 +20,7 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 
 #include "planner/plan_simulation.hpp"
 #include "planner/shrink_to_admit.hpp"
@@ -451,6 +452,19 @@ void check_plan_input(const PlanInput &in)
 		if (f < 0 || f > cap)
 			bad("a node has " + std::to_string(f) + " free GPUs");
 	}
+	if (in.has_resources()) {
+		const size_t n = static_cast<size_t>(in.nodes);
+		if (in.node_cpus.size() != n || in.node_mem.size() != n ||
+		    in.free_cpus.size() != n || in.free_mem.size() != n)
+			bad("node resources need CPUs and memory, had and free, per node");
+		for (size_t i = 0; i < n; i++)
+			if (!(in.node_cpus[i] >= 0) || !(in.node_mem[i] >= 0) ||
+			    !std::isfinite(in.node_cpus[i]) || !std::isfinite(in.node_mem[i]) ||
+			    !(in.free_cpus[i] >= 0) || !(in.free_cpus[i] <= in.node_cpus[i]) ||
+			    !(in.free_mem[i] >= 0) || !(in.free_mem[i] <= in.node_mem[i]))
+				bad("node " + std::to_string(i) + ": CPUs and memory must be "
+				    "finite, >= 0, and free no more than it has");
+	}
 	for (size_t s = 0; s < in.node_sets.size(); s++)
 		for (size_t i = 0; i < in.node_sets[s].size(); i++) {
 			int n = in.node_sets[s][i];
@@ -496,6 +510,17 @@ void check_plan_input(const PlanInput &in)
 		if (!(pj.remaining_epochs >= 0) || !std::isfinite(pj.remaining_epochs) ||
 		    !std::isfinite(pj.submit_s))
 			bad(name + ": remaining epochs and submit time must be finite, work >= 0");
+		const NodeNeed &nd = pj.need;
+		for (double v : { nd.cpus_min, nd.cpus_per_gpu, nd.mem_min, nd.mem_per_gpu,
+				  nd.mem_per_cpu })
+			if (!(v >= 0) || !std::isfinite(v))
+				bad(name + ": CPUs and memory it needs must be finite and >= 0");
+		for (const NodeUse &u : pj.holding)
+			if (!(u.cpus >= 0) || !(u.mem >= 0) || !std::isfinite(u.cpus) ||
+			    !std::isfinite(u.mem))
+				bad(name + ": CPUs and memory it holds must be finite and >= 0");
+		if (!pj.holding.empty() && pj.holding.size() != pj.where.size())
+			bad(name + ": what it holds needs one entry per node it runs on");
 		if (!pj.running)
 			continue;
 		int gpus = 0;
@@ -522,8 +547,10 @@ Plan plan_once(const PlanInput &in, const PlanChoice &keep,
 {
 	// On identical nodes without node sets every option fits; otherwise
 	// which do, once per curve and node set.
-	const bool uneven = !in.node_gpus.empty() || !in.node_sets.empty();
-	std::map<std::pair<int, int>, std::vector<char>> fits;
+	// With node resources, also once per need.
+	const bool uneven = !in.node_gpus.empty() || !in.node_sets.empty() ||
+			    in.has_resources();
+	std::map<std::tuple<int, int, decltype(NodeNeed{}.key())>, std::vector<char>> fits;
 	std::vector<PendingJob> pending;
 	for (size_t j = 0; j < in.jobs.size(); j++) {
 		const PlanJob &pj = in.jobs[j];
@@ -537,13 +564,17 @@ Plan plan_once(const PlanInput &in, const PlanChoice &keep,
 			p.area.push_back(r * cv.gpus[i]);
 		}
 		if (uneven) {
-			auto key = std::make_pair(pj.curve, pj.node_set);
+			auto key = std::make_tuple(pj.curve, pj.node_set,
+						   in.has_resources() ? pj.need.key()
+								      : NodeNeed{}.key());
 			auto it = fits.find(key);
 			if (it == fits.end()) {
 				std::vector<char> f(cv.gpus.size());
 				bool all = true;
 				for (size_t i = 0; i < cv.gpus.size(); i++)
-					all &= (f[i] = fits_when_idle(in, cv, i, pj.node_set)) != 0;
+					all &= (f[i] = fits_when_idle(in, cv, i, pj.node_set,
+								      in.has_resources() ? pj.need
+											 : NodeNeed{})) != 0;
 				if (all)
 					f.clear();
 				it = fits.emplace(key, std::move(f)).first;

@@ -68,6 +68,35 @@ std::vector<Try> tries(const PlanInput &in)
 	return out;
 }
 
+// The CPUs and memory a shrunk job frees: the part it keeps holds what its
+// need takes there (never more than it held), the rest is free.  Before
+// pj.where becomes `keep`.
+void give_back_resources(PlanInput &v, PlanJob &pj, const NodeCounts &keep)
+{
+	std::vector<NodeUse> before = pj.holding, after;
+	if (before.size() != pj.where.size()) {
+		before.clear();
+		for (auto [node, n] : pj.where)
+			before.push_back(v.use_of(pj.need, node, n));
+	}
+	for (size_t i = 0; i < pj.where.size(); i++) {
+		const int node = pj.where[i].first;
+		NodeUse kept;
+		for (auto [k, n] : keep)
+			if (k == node) {
+				kept = v.use_of(pj.need, node, n);
+				kept.cpus = std::min(kept.cpus, before[i].cpus);
+				kept.mem = std::min(kept.mem, before[i].mem);
+				after.push_back(kept);
+			}
+		v.free_cpus[node] = std::min(v.node_cpus[node],
+					     v.free_cpus[node] + before[i].cpus - kept.cpus);
+		v.free_mem[node] = std::min(v.node_mem[node],
+					    v.free_mem[node] + before[i].mem - kept.mem);
+	}
+	pj.holding = std::move(after);
+}
+
 PlanInput shrunk(const PlanInput &in, const Try &t)
 {
 	PlanInput v = in;
@@ -85,6 +114,8 @@ PlanInput shrunk(const PlanInput &in, const Try &t)
 		freed[node] -= n;
 	for (auto [node, n] : freed)
 		v.free_per_node[node] += n;
+	if (in.has_resources())
+		give_back_resources(v, pj, t.keep);
 	double restart = pj.restart_s >= 0 ? pj.restart_s : in.restart_overhead_s;
 	pj.gpus = cv.gpus[t.option];
 	pj.where = t.keep;

@@ -25,8 +25,8 @@ usage() {
   cat <<USAGE
 usage: $0 --state DIR [--select-type TYPE] [--plugin-dir DIR]
           [--plugstack FILE] [--omru-conf FILE] [--nodes N] [--netns K]
-          [--gpus-per-node G|G1,G2,...] [--partitions SPEC]
-          [--sched-params LIST] [--port-base P] [--ctld-debug LEVEL]
+          [--gpus-per-node G|G1,G2,...] [--gpu-types SPEC]
+          [--partitions SPEC] [--sched-params LIST] [--port-base P] [--ctld-debug LEVEL]
           [--first-job-id N] [--extra-conf FILE] [--users LIST]
 
   --state DIR          all state, configs and logs go here (created if missing)
@@ -38,6 +38,12 @@ usage: $0 --state DIR [--select-type TYPE] [--plugin-dir DIR]
   --nodes N            slurmd on loopback, nodes n1..nN (default 4)
   --gpus-per-node G    GPUs of every loopback node, or one count per node
                        (e.g. 4,4,8,2 with --nodes 4); 0..16 each (default 4)
+  --gpu-types SPEC     GPU types per node: NODE=TYPE:COUNT[,TYPE:COUNT...]
+                       [;NODE=...], types in GPU index order, counts adding
+                       up to the node's GPUs, e.g. 'n1=a100:2,t4:2;n2=t4:4'
+                       (n1's GPUs 0-1 a100, 2-3 t4); TYPE [A-Za-z][A-Za-z0-9_]*,
+                       once per node (Slurm numbers a node's GPUs type by
+                       type); nodes not named keep Type=tesla (default: none)
   --partitions SPEC    NAME:NODES[;NAME:NODES...], NODES a Slurm hostlist,
                        e.g. 'gpu:n[1-4];small:n1,n2'; the first is the default
                        (default: one partition gpu with every node)
@@ -75,14 +81,14 @@ progress() { echo "start.sh: [$(elapsed_s) s] $*"; }
 parse_args() {
   STATE_ARG="" SELECT_TYPE=select/omru_cons_tres EXTRA_PLUGIN_DIR=""
   PLUGSTACK_SRC="" NODES=4 NETNS=0 PORT_BASE=17000 CTLD_DEBUG=debug
-  OMRU_CONF_SRC="" GPUS_ARG=4 PARTITIONS="" SCHED_EXTRA="" FIRST_JOB_ID=1
+  OMRU_CONF_SRC="" GPUS_ARG=4 GPU_TYPES_ARG="" PARTITIONS="" SCHED_EXTRA="" FIRST_JOB_ID=1
   EXTRA_CONF_SRC="" EXTRA_USERS=""
   while [ $# -gt 0 ]; do
     case $1 in
       -h | --help) usage; exit 0 ;;
       --state | --select-type | --plugin-dir | --plugstack | --nodes | --netns | \
         --port-base | --ctld-debug | --omru-conf | --gpus-per-node | \
-        --partitions | --sched-params | --first-job-id | --extra-conf | --users)
+        --gpu-types | --partitions | --sched-params | --first-job-id | --extra-conf | --users)
         [ $# -ge 2 ] || die "$1 needs a value"
         case $1 in
           --state) STATE_ARG=$2 ;;
@@ -95,6 +101,7 @@ parse_args() {
           --ctld-debug) CTLD_DEBUG=$2 ;;
           --omru-conf) OMRU_CONF_SRC=$2 ;;
           --gpus-per-node) GPUS_ARG=$2 ;;
+          --gpu-types) GPU_TYPES_ARG=$2 ;;
           --partitions) PARTITIONS=$2 ;;
           --sched-params) SCHED_EXTRA=$2 ;;
           --first-job-id) FIRST_JOB_ID=$2 ;;
@@ -103,7 +110,7 @@ parse_args() {
         esac
         # An empty value would silently mean "the default" for these.
         case $1 in
-          --omru-conf | --gpus-per-node | --partitions)
+          --omru-conf | --gpus-per-node | --gpu-types | --partitions)
             [ -n "$2" ] || die "$1 needs a non-empty value" ;;
         esac
         shift 2 ;;
@@ -154,6 +161,7 @@ validate_args() {
     done
   fi
   validate_gpus_per_node
+  validate_gpu_types
   validate_partitions
   if [ -n "$SCHED_EXTRA" ] &&
     ! [[ $SCHED_EXTRA =~ ^[A-Za-z0-9_=.:-]+(,[A-Za-z0-9_=.:-]+)*$ ]]; then
@@ -202,6 +210,62 @@ validate_gpus_per_node() {
     g=$((10#$g)) # "08" is 8, not an octal error later
     NODE_GPUS[i]=$g
     [ "$g" -le "$MAX_GPUS" ] || MAX_GPUS=$g
+  done
+}
+
+# validate_gpu_types: --gpu-types entries NODE=TYPE:COUNT[,TYPE:COUNT...]
+# separated by ';', each node of this cluster named once, its counts adding
+# up to its GPUs (--gpus-per-node; namespace nodes have GPUS_PER_NODE),
+# each type once per node: slurmd numbers a node's GPUs type by type in the
+# order of its Gres= (gres.c _merge_config), so a type given twice would
+# make Slurm's GPU indices differ from the device files and Links=.
+# Sets NODE_GPU_TYPES (associative: node name -> one type per GPU index,
+# separated by spaces); nodes not named are not in it (Type=tesla).
+validate_gpu_types() {
+  declare -gA NODE_GPU_TYPES=()
+  [ -n "$GPU_TYPES_ARG" ] || return 0
+  local -a entries pairs
+  IFS=';' read -r -a entries <<<"$GPU_TYPES_ARG"
+  [[ $GPU_TYPES_ARG != *';' ]] || entries+=("")
+  local e node list pair type cnt total have i types
+  for e in "${entries[@]}"; do
+    [ -n "$e" ] || die "--gpu-types=$GPU_TYPES_ARG: empty entry" \
+      "(entries are NODE=TYPE:COUNT[,TYPE:COUNT...] separated by single ';')"
+    [[ $e =~ ^(ns?[0-9]+)=([A-Za-z][A-Za-z0-9_]*:[0-9]{1,2}(,[A-Za-z][A-Za-z0-9_]*:[0-9]{1,2})*)$ ]] ||
+      die "--gpu-types: '$e' must be NODE=TYPE:COUNT[,TYPE:COUNT...] (TYPE of" \
+        "[A-Za-z][A-Za-z0-9_]*, COUNT 1..16), entries separated by single ';'," \
+        "e.g. 'n1=a100:2,t4:2;n2=t4:4'"
+    node=${BASH_REMATCH[1]} list=${BASH_REMATCH[2]}
+    # Names as the nodes are called: n1..nN, ns1..nsK (no leading zeros).
+    have=""
+    for ((i = 1; i <= NODES; i++)); do
+      [ "$node" != "n$i" ] || have=${NODE_GPUS[i]}
+    done
+    for ((i = 1; i <= NETNS; i++)); do
+      [ "$node" != "ns$i" ] || have=$GPUS_PER_NODE
+    done
+    [ -n "$have" ] || die "--gpu-types: '$node' is not a node of this cluster" \
+      "(nodes: n1..n$NODES$([ "$NETNS" -eq 0 ] || echo ", ns1..ns$NETNS"))"
+    [ -z "${NODE_GPU_TYPES[$node]:-}" ] || die "--gpu-types: node '$node' given twice"
+    IFS=, read -r -a pairs <<<"$list"
+    total=0 types=""
+    local -A seen_type=()
+    for pair in "${pairs[@]}"; do
+      type=${pair%:*} cnt=$((10#${pair##*:}))
+      [ -z "${seen_type[$type]:-}" ] ||
+        die "--gpu-types: '$node=$list' names type $type twice; give each" \
+          "type's GPUs in one TYPE:COUNT (Slurm numbers a node's GPUs type by type)"
+      seen_type[$type]=1
+      if [ "$cnt" -lt 1 ] || [ "$cnt" -gt 16 ]; then
+        die "--gpu-types: '$node=$list': count of $type must be 1..16"
+      fi
+      total=$((total + cnt))
+      for ((i = 0; i < cnt; i++)); do types+=" $type"; done
+    done
+    [ "$total" -eq "$have" ] ||
+      die "--gpu-types: '$node=$list' gives $total GPUs, $node has $have" \
+        "(--gpus-per-node); the counts must add up to the node's GPUs"
+    NODE_GPU_TYPES[$node]=${types# }
   done
 }
 

@@ -64,6 +64,14 @@ void omru_ctl_describe(const omru_ctl_t *ctl, char *buf, size_t len);
 int omru_ctl_snapshot_begin(omru_ctl_t *ctl, double now_s, int node_count);
 int omru_ctl_snapshot_node(omru_ctl_t *ctl, int index, const char *name,
 			   int gpus, int gpus_alloc, int usable);
+/* omru_ctl_snapshot_node_resources - node `index`'s CPUs and memory (MB)
+ * for jobs and what jobs hold of them (after its omru_ctl_snapshot_node).
+ * The plan then places jobs only where their CPUs and memory fit
+ * (omru_ctl_job_t need_*); without a call for every node, GPUs only.
+ * RET OMRU_OK, or OMRU_EINVAL (values out of range: not used). */
+int omru_ctl_snapshot_node_resources(omru_ctl_t *ctl, int index, double cpus,
+				     double cpus_alloc, double mem_mb,
+				     double mem_alloc_mb);
 /* omru_ctl_snapshot_links - the GPU links of the cluster's largest nodes
  * (gres.conf Links=, as slurmctld parsed them: n x n, row-major, links[a *
  * n + b] the NVLinks between GPUs a and b, <= 0 none), for the costs of
@@ -95,6 +103,18 @@ typedef struct {
 	/* Its AdminComment (what its node reported; a requeued job's
 	 * epochs_done), or NULL. */
 	const char *admin_comment;
+	/* What it takes of a node with g of its GPUs there, as cons_tres
+	 * allocates: CPUs max(need_cpus_min, need_cpus_per_gpu * g); memory
+	 * need_mem_min_mb + need_mem_per_gpu_mb * g + need_mem_per_cpu_mb *
+	 * CPUs; need_all_mem: all of the node's memory (--mem=0);
+	 * need_whole_node: an idle node, all of it (--exclusive).  All 0:
+	 * GPUs only. */
+	double need_cpus_min, need_cpus_per_gpu;
+	double need_mem_min_mb, need_mem_per_gpu_mb, need_mem_per_cpu_mb;
+	int need_all_mem, need_whole_node;
+	/* Running: CPUs and memory (MB) held on each where_node, or NULL. */
+	const double *where_cpus;
+	const double *where_mem_mb;
 } omru_ctl_job_t;
 
 /* RET OMRU_OK, or OMRU_EINVAL (the job is left out; message says why). */

@@ -1,6 +1,6 @@
 /*
  * node_resources.c - the CPUs and memory the plan counts besides GPUs
- * (doc/slurm-facts.md, "CPUs and memory"): what each node has for jobs,
+ * (doc/slurm-facts.md, section 9): what each node has for jobs,
  * what running jobs hold of it, and what a GPU job will take of a node at
  * a GPU count.  cons_tres refuses a node whose free CPUs or memory cannot
  * hold the job; a plan that did not know would start jobs there and be

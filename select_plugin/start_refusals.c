@@ -4,7 +4,7 @@
  *
  * The plan models a node's GPUs; cons_tres also checks its free CPUs and
  * memory, GPU types, cores bound to GPUs, licenses it holds per node and
- * more (doc/slurm-facts.md, "What the plan cannot see").  When a planned
+ * more (doc/slurm-facts.md, section 9).  When a planned
  * start (RUN_NOW on the planned nodes) is refused, the job may not use
  * those nodes in later plans until something can have changed there: a
  * job on one of them ended (its CPUs, memory, GPUs came free) or a node's

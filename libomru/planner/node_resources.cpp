@@ -1,7 +1,7 @@
 // node_resources.cpp - what a job's CPUs and memory allow it on a node
 // (plan.hpp, NodeNeed): cons_tres refuses a node whose free CPUs or memory
 // cannot hold what the job asks there, so the plan places a job only where
-// they can (doc/slurm-facts.md, "CPUs and memory").
+// they can (doc/slurm-facts.md, section 9).
 #include "planner/plan.hpp"
 
 namespace omru {

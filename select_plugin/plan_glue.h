@@ -118,6 +118,10 @@ extern bool node_has_gpu_types(node_record_t *n, job_record_t *job_ptr);
 extern int *node_gpu_links(gres_node_state_t *ns, int n);
 extern uint64_t node_config_stamp(void);
 
+/* job_limits.c: the most GPUs its QOS, partition QOS and association let
+ * the job have (MaxTRESPerJob=gres/gpu=N), 0: no limit. */
+extern int job_gpu_limit_per_job(job_record_t *job_ptr);
+
 /* node_resources.c: CPUs and memory besides GPUs. */
 /* What the node has for jobs: CPUs, memory (MB; 1 when not consumable). */
 extern void node_capacity(node_record_t *n, double *cpus, double *mem_mb);

@@ -159,6 +159,15 @@ static int add_job(job_record_t *job_ptr, time_t now, snap_buffers_t *b)
 		rigid.set &= ~OMRU_OPT_GPUS;
 		j.opts = &rigid;
 	}
+	/* Never a count its per-job GPU limits refuse after selection. */
+	int cap = (j.opts && (j.opts->set & OMRU_OPT_GPUS)) ? job_gpu_limit_per_job(job_ptr)
+							    : 0;
+	if (cap > 0 && (int) j.opts->gpus_max > cap) {
+		static omru_job_options_t capped;
+		capped = *j.opts;
+		capped.gpus_max = MAX(cap, (int) capped.gpus_min);
+		j.opts = &capped;
+	}
 	/* Pending: what it asked, which a moldable job whose limit fits no
 	 * count of its range runs at (job_test rewrote the request). */
 	j.gpus = IS_JOB_PENDING(job_ptr) ? asked_gpus_get(job_ptr->job_id, g.gpus)

@@ -14,6 +14,16 @@ extern bool is_gpu(gres_state_t *gs)
 	       gs->gres_data;
 }
 
+extern gres_job_state_t *next_gpu_entry(ListIterator it)
+{
+	gres_state_t *gs;
+
+	while ((gs = list_next(it)))
+		if (is_gpu(gs))
+			return gs->gres_data;
+	return NULL;
+}
+
 /* The job's GPU request (gres_list_req), summed over typed entries. */
 extern bool job_gpu_request(job_record_t *job_ptr, job_gpus_t *out)
 {
@@ -159,17 +169,13 @@ extern int job_cpus_per_gpu(job_record_t *job_ptr, const omru_ctl_decision_t *d,
 extern void set_job_cpus(job_record_t *job_ptr, int cpus)
 {
 	ListIterator it;
-	gres_state_t *gs;
+	gres_job_state_t *js;
 	bool changed = false;
 
 	if (cpus <= 0 || cpus > UINT16_MAX)
 		return;
 	it = list_iterator_create(job_ptr->gres_list_req);
-	while ((gs = list_next(it))) {
-		gres_job_state_t *js;
-		if (!is_gpu(gs))
-			continue;
-		js = gs->gres_data;
+	while ((js = next_gpu_entry(it))) {
 		if (js->cpus_per_gres != (uint16_t) cpus) {
 			js->cpus_per_gres = cpus;
 			changed = true;
@@ -188,15 +194,14 @@ extern void set_job_cpus(job_record_t *job_ptr, int cpus)
 extern int job_cpus_per_gres(job_record_t *job_ptr)
 {
 	ListIterator it;
-	gres_state_t *gs;
+	gres_job_state_t *js;
 	int cpus = 0;
 
 	if (!job_ptr->gres_list_req)
 		return 0;
 	it = list_iterator_create(job_ptr->gres_list_req);
-	while ((gs = list_next(it)))
-		if (is_gpu(gs) && !cpus)
-			cpus = ((gres_job_state_t *) gs->gres_data)->cpus_per_gres;
+	while (!cpus && (js = next_gpu_entry(it)))
+		cpus = js->cpus_per_gres;
 	list_iterator_destroy(it);
 	return cpus;
 }

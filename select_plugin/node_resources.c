@@ -74,19 +74,14 @@ extern void job_add_holdings(job_record_t *job_ptr, double *cpus, double *mem_mb
 static uint64_t job_mem_per_gpu(job_record_t *job_ptr)
 {
 	ListIterator it;
-	gres_state_t *gs;
+	gres_job_state_t *js;
 	uint64_t mem = 0;
 
 	if (!job_ptr->gres_list_req)
 		return 0;
 	it = list_iterator_create(job_ptr->gres_list_req);
-	while ((gs = list_next(it))) {
-		gres_job_state_t *js;
-		if (!is_gpu(gs))
-			continue;
-		js = gs->gres_data;
+	while ((js = next_gpu_entry(it)))
 		mem = MAX(mem, js->mem_per_gres ? js->mem_per_gres : js->def_mem_per_gres);
-	}
 	list_iterator_destroy(it);
 	return mem;
 }

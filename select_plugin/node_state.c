@@ -61,19 +61,15 @@ extern gres_node_state_t *node_gpu_state(node_record_t *n)
 extern bool node_has_gpu_types(node_record_t *n, job_record_t *job_ptr)
 {
 	ListIterator it;
-	gres_state_t *gs;
+	gres_job_state_t *js;
 	gres_node_state_t *ns = node_gpu_state(n);
 	bool ok = true;
 
 	if (!job_ptr->gres_list_req)
 		return true;
 	it = list_iterator_create(job_ptr->gres_list_req);
-	while (ok && (gs = list_next(it))) {
-		gres_job_state_t *js;
+	while (ok && (js = next_gpu_entry(it))) {
 		bool found = false;
-		if (!is_gpu(gs))
-			continue;
-		js = gs->gres_data;
 		if (!js->type_id)
 			continue;
 		for (int t = 0; ns && t < ns->type_cnt; t++)

@@ -97,6 +97,8 @@ typedef struct {
 	bool opts_ok;
 } job_gpus_t;
 extern bool is_gpu(gres_state_t *gs);
+/* The next GPU entry of an iterator over a job's gres_list_req, or NULL. */
+extern gres_job_state_t *next_gpu_entry(ListIterator it);
 extern bool job_gpu_request(job_record_t *job_ptr, job_gpus_t *out);
 extern void job_options(job_record_t *job_ptr, job_gpus_t *g);
 extern void set_job_gpus(job_record_t *job_ptr, int gpus);

@@ -151,6 +151,11 @@ struct PlanInput {
 		return node_gpus.empty() ? gpus_per_node : node_gpus[node];
 	}
 	bool has_resources() const { return !node_cpus.empty(); }
+	// Whether CPUs or memory can keep a job off free GPUs in this input:
+	// false when every job takes at most the nodes' CPUs and memory per
+	// GPU and every node has that much free per free GPU (then packing
+	// on free GPUs alone is exact, and cheaper).
+	bool resources_bind() const;
 	// The most GPUs a job needing `need` can take on `node` given `gpus`
 	// free GPUs, `cpus` CPUs and `mem` MB free there: GPUs alone
 	// without node resources or a need.

@@ -266,7 +266,7 @@ class PlanRun {
 void PlanRun::intern_needs()
 {
 	need_id_.assign(in_.jobs.size(), 0);
-	if (!in_.has_resources())
+	if (!in_.resources_bind())
 		return;
 	std::map<decltype(NodeNeed{}.key()), int> ids;
 	for (size_t j = 0; j < in_.jobs.size(); j++) {

@@ -175,6 +175,23 @@ START_TEST(test_exclusive_job_waits_for_an_idle_node)
 }
 END_TEST
 
+START_TEST(test_needs_within_each_gpus_share_do_not_bind)
+{
+	// 4 CPUs and 4000 MB per GPU is each node's share: such jobs can
+	// always have the CPUs and memory of the GPUs they get.
+	PlanInput in = cluster(2);
+	in.curves = { rigid(1, 2) };
+	in.jobs = { pending(1, 0, cpus_per_gpu(4)), pending(2, 0, mem_per_node(3000)) };
+	ck_assert(!in.resources_bind());
+	in.jobs.push_back(pending(3, 0, mem_per_node(4001)));
+	ck_assert(in.resources_bind());
+	in.jobs.pop_back();
+	// A node whose CPUs a job outside the plan holds.
+	in.free_cpus[1] = 15;
+	ck_assert(in.resources_bind());
+}
+END_TEST
+
 START_TEST(test_bad_node_resources_are_refused)
 {
 	PlanInput in = cluster(2);
@@ -252,6 +269,7 @@ int main(void)
 	tcase_add_test(tc, test_a_need_no_node_can_hold_is_unplaced);
 	tcase_add_test(tc, test_running_job_frees_its_cpus_when_it_ends);
 	tcase_add_test(tc, test_exclusive_job_waits_for_an_idle_node);
+	tcase_add_test(tc, test_needs_within_each_gpus_share_do_not_bind);
 	tcase_add_test(tc, test_bad_node_resources_are_refused);
 	tcase_add_test(tc, test_c_api_plans_memory_heavy_jobs_on_different_nodes);
 	suite_add_tcase(s, tc);

@@ -2,9 +2,12 @@
  * job_limits.c - limits on a job's GPU count that Slurm checks only after
  * a node selection (acct_policy_job_runnable_post_select): the per-job
  * gres/gpu of its QOS, its partition's QOS and its association (the
- * nearest one up the tree that sets it).  A moldable job planned above them
- * would be refused after cons_tres took its nodes (doc/slurm-facts.md,
- * section 7), so the plan reads them ahead and never offers such a count.
+ * nearest one up the tree that sets it), and what its user's per-user and
+ * group gres/gpu limits leave now.  Slurm's check before job_test sees the
+ * count the job asks, not the larger one the plan may give a moldable
+ * job: planned above them it would be refused after cons_tres took its
+ * nodes, again at every pass (doc/slurm-facts.md, section 7), so the plan
+ * reads them ahead and never offers such a count.
  */
 #include "plan_glue.h"
 
@@ -27,6 +30,65 @@ static uint64_t tighter(uint64_t a, uint64_t b)
 	if (b == INFINITE64 || b == NO_VAL64)
 		return a;
 	return MIN(a, b);
+}
+
+/* limit - used, or INFINITE64 when there is no limit. */
+static uint64_t room(uint64_t limit, uint64_t used)
+{
+	if (limit == INFINITE64 || limit == NO_VAL64)
+		return INFINITE64;
+	return limit > used ? limit - used : 0;
+}
+
+/* What a QOS's per-user and group gres/gpu limits leave the user now. */
+static uint64_t qos_room(slurmdb_qos_rec_t *q, uint32_t uid, int pos)
+{
+	uint64_t r = INFINITE64;
+
+	if (!q || !q->usage)
+		return r;
+	if (q->grp_tres_ctld && q->usage->grp_used_tres)
+		r = tighter(r, room(q->grp_tres_ctld[pos], q->usage->grp_used_tres[pos]));
+	if (q->max_tres_pu_ctld) {
+		uint64_t used = 0;
+		if (q->usage->user_limit_list) {
+			ListIterator it = list_iterator_create(q->usage->user_limit_list);
+			slurmdb_used_limits_t *u;
+			while ((u = list_next(it)))
+				if (u->uid == uid && u->tres)
+					used = u->tres[pos];
+			list_iterator_destroy(it);
+		}
+		r = tighter(r, room(q->max_tres_pu_ctld[pos], used));
+	}
+	return r;
+}
+
+extern int job_gpu_room(job_record_t *job_ptr)
+{
+	assoc_mgr_lock_t locks = { .assoc = READ_LOCK, .qos = READ_LOCK,
+				   .tres = READ_LOCK };
+	slurmdb_tres_rec_t gpu = { .type = "gres", .name = "gpu" };
+	uint64_t r = INFINITE64;
+
+	if (!assoc_mgr_lock || !assoc_mgr_unlock || !assoc_mgr_find_tres_pos)
+		return -1;
+	assoc_mgr_lock(&locks);
+	int pos = assoc_mgr_find_tres_pos(&gpu, true);
+	if (pos >= 0) {
+		r = tighter(r, qos_room(job_ptr->qos_ptr, job_ptr->user_id, pos));
+		if (job_ptr->part_ptr)
+			r = tighter(r, qos_room(job_ptr->part_ptr->qos_ptr,
+						job_ptr->user_id, pos));
+		/* Group limits hold for the association and every parent. */
+		for (slurmdb_assoc_rec_t *a = job_ptr->assoc_ptr; a && a->usage;
+		     a = a->usage->parent_assoc_ptr)
+			if (a->grp_tres_ctld && a->usage->grp_used_tres)
+				r = tighter(r, room(a->grp_tres_ctld[pos],
+						    a->usage->grp_used_tres[pos]));
+	}
+	assoc_mgr_unlock(&locks);
+	return (r == INFINITE64 || r > INT32_MAX) ? -1 : (int) r;
 }
 
 extern int job_gpu_limit_per_job(job_record_t *job_ptr)

@@ -123,6 +123,9 @@ extern uint64_t node_config_stamp(void);
 /* job_limits.c: the most GPUs its QOS, partition QOS and association let
  * the job have (MaxTRESPerJob=gres/gpu=N), 0: no limit. */
 extern int job_gpu_limit_per_job(job_record_t *job_ptr);
+/* The GPUs its QOS (per user, group) and association (group) limits let the
+ * job's user start now, -1: no limit. */
+extern int job_gpu_room(job_record_t *job_ptr);
 
 /* node_resources.c: CPUs and memory besides GPUs. */
 /* What the node has for jobs: CPUs, memory (MB; 1 when not consumable). */

@@ -159,9 +159,16 @@ static int add_job(job_record_t *job_ptr, time_t now, snap_buffers_t *b)
 		rigid.set &= ~OMRU_OPT_GPUS;
 		j.opts = &rigid;
 	}
-	/* Never a count its per-job GPU limits refuse after selection. */
-	int cap = (j.opts && (j.opts->set & OMRU_OPT_GPUS)) ? job_gpu_limit_per_job(job_ptr)
-							    : 0;
+	/* Never a count its GPU limits refuse after selection: per job, and
+	 * what its user's limits leave now (pending jobs; below its minimum,
+	 * Slurm's own check keeps it waiting). */
+	int cap = 0;
+	if (j.opts && (j.opts->set & OMRU_OPT_GPUS)) {
+		cap = job_gpu_limit_per_job(job_ptr);
+		int room = IS_JOB_PENDING(job_ptr) ? job_gpu_room(job_ptr) : -1;
+		if (room >= (int) j.opts->gpus_min && (cap <= 0 || room < cap))
+			cap = room;
+	}
 	if (cap > 0 && (int) j.opts->gpus_max > cap) {
 		static omru_job_options_t capped;
 		capped = *j.opts;

@@ -91,6 +91,52 @@ extern int job_gpu_room(job_record_t *job_ptr)
 	return (r == INFINITE64 || r > INT32_MAX) ? -1 : (int) r;
 }
 
+/*
+ * Pending jobs the last snapshot left out because their user's GPU limits
+ * leave fewer GPUs now than they need: Slurm tests those limits only after
+ * selecting nodes, so a start would be refused at every pass.  Ascending
+ * after limit_blocked_done().
+ */
+static uint32_t *blocked;
+static int blocked_len, blocked_cap;
+
+extern void limit_blocked_clear(void)
+{
+	blocked_len = 0;
+}
+
+extern void limit_blocked_note(uint32_t job_id)
+{
+	if (blocked_len == blocked_cap) {
+		blocked_cap = blocked_cap ? 2 * blocked_cap : 16;
+		xrecalloc(blocked, blocked_cap, sizeof(*blocked));
+	}
+	blocked[blocked_len++] = job_id;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
+	return (x > y) - (x < y);
+}
+
+extern void limit_blocked_done(void)
+{
+	qsort(blocked, blocked_len, sizeof(*blocked), cmp_id);
+}
+
+extern bool limit_blocked_has(uint32_t job_id)
+{
+	return blocked_len &&
+	       bsearch(&job_id, blocked, blocked_len, sizeof(*blocked), cmp_id);
+}
+
+extern void limit_blocked_fini(void)
+{
+	xfree(blocked);
+	blocked_len = blocked_cap = 0;
+}
+
 extern int job_gpu_limit_per_job(job_record_t *job_ptr)
 {
 	assoc_mgr_lock_t locks = { .assoc = READ_LOCK, .qos = READ_LOCK,

@@ -42,6 +42,7 @@ static void maybe_replan(job_record_t *job_ptr, time_t now)
 		 */
 		long plans = omru_ctl_plan_count(ctl);
 		if (!omru_ctl_offered(ctl, job_ptr->job_id) &&
+		    !limit_blocked_has(job_ptr->job_id) &&
 		    (job_ptr->job_id != forced_for || plans != forced_at)) {
 			forced_for = job_ptr->job_id;
 			forced_at = plans + 1;
@@ -50,13 +51,15 @@ static void maybe_replan(job_record_t *job_ptr, time_t now)
 	}
 	/* A start the plan counts on that Slurm keeps waiting (a limit
 	 * reached, a license taken): its GPUs go to others now. */
-	if (!replan_now && planned_start_blocked())
+	if (!replan_now && planned_start_blocked(job_ptr->job_id))
 		replan_now = true;
 	if (unseen || replan_now || plan_due(t)) {
 		dirty = false;
 		replan_now = false;
 		last_plan_at = t;
-		admitted_job = unseen ? job_ptr->job_id : 0;
+		/* Slurm asks about it: whatever reason it waited for has
+		 * cleared (doc/slurm-facts.md, section 7). */
+		admitted_job = IS_JOB_PENDING(job_ptr) ? job_ptr->job_id : 0;
 		replan(now);
 		admitted_job = 0;
 	}
@@ -134,12 +137,23 @@ extern int omru_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	omru_ctl_lookup(ctl, job_ptr->job_id, &d);
 	bool refused = mode == SELECT_MODE_RUN_NOW && d.kind == OMRU_DECIDE_PASS &&
 		       refusals_has(job_ptr->job_id);
+	bool over_limit = mode != SELECT_MODE_TEST_ONLY && d.kind == OMRU_DECIDE_PASS &&
+			  limit_blocked_has(job_ptr->job_id);
 	bool send_stops = planned_since_stops && settings.elastic;
 	planned_since_stops = false;
 	slurm_mutex_unlock(&plan_lock);
 	if (send_stops)
 		omru_elastic_after_plan(ctl, &plan_lock);
 
+	if (over_limit) {
+		/* Its user's GPU limits leave it too few now; Slurm would
+		 * refuse the start after selecting nodes. */
+		xfree(job_ptr->state_desc);
+		xstrfmtcat(job_ptr->state_desc,
+			   "OMRU plan: its user's GPU limit (QOS or association) "
+			   "leaves too few GPUs now");
+		return SLURM_ERROR;
+	}
 	if (refused) {
 		/* Left out of the plan because every node it may use refused
 		 * it: it waits for a change there, not for cons_tres to put

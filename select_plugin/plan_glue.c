@@ -98,6 +98,7 @@ extern void omru_plan_fini(void)
 	omru_ctl_destroy(ctl);
 	ctl = NULL;
 	refusals_fini();
+	limit_blocked_fini();
 	asked_gpus_fini();
 	test_only_memo_destroy(memo);
 	memo = NULL;

@@ -126,6 +126,13 @@ extern int job_gpu_limit_per_job(job_record_t *job_ptr);
 /* The GPUs its QOS (per user, group) and association (group) limits let the
  * job's user start now, -1: no limit. */
 extern int job_gpu_room(job_record_t *job_ptr);
+/* Pending jobs the snapshot left out for their user's GPU limits: cleared
+ * and noted by replan (caller holds plan_lock), sorted by _done. */
+extern void limit_blocked_clear(void);
+extern void limit_blocked_note(uint32_t job_id);
+extern void limit_blocked_done(void);
+extern bool limit_blocked_has(uint32_t job_id);
+extern void limit_blocked_fini(void);
 
 /* node_resources.c: CPUs and memory besides GPUs. */
 /* What the node has for jobs: CPUs, memory (MB; 1 when not consumable). */
@@ -152,7 +159,7 @@ extern void replan(time_t now);
 extern bool job_blocked_by_slurm(job_record_t *job_ptr);
 /* Whether a pending job the last plan starts now is one Slurm keeps
  * waiting (the plan's GPUs for it would idle). */
-extern bool planned_start_blocked(void);
+extern bool planned_start_blocked(uint32_t testing);
 
 /* start_refusals.c (callers hold plan_lock) */
 /* cons_tres refused the job's planned start on `planned`. */

@@ -160,13 +160,19 @@ static int add_job(job_record_t *job_ptr, time_t now, snap_buffers_t *b)
 		j.opts = &rigid;
 	}
 	/* Never a count its GPU limits refuse after selection: per job, and
-	 * what its user's limits leave now (pending jobs; below its minimum,
-	 * Slurm's own check keeps it waiting). */
-	int cap = 0;
-	if (j.opts && (j.opts->set & OMRU_OPT_GPUS)) {
-		cap = job_gpu_limit_per_job(job_ptr);
-		int room = IS_JOB_PENDING(job_ptr) ? job_gpu_room(job_ptr) : -1;
-		if (room >= (int) j.opts->gpus_min && (cap <= 0 || room < cap))
+	 * what its user's limits leave now.  A pending job they leave fewer
+	 * GPUs than it needs waits out of the plan (limit_blocked). */
+	bool moldable = j.opts && (j.opts->set & OMRU_OPT_GPUS);
+	int cap = moldable ? job_gpu_limit_per_job(job_ptr) : 0;
+	if (IS_JOB_PENDING(job_ptr)) {
+		int room = job_gpu_room(job_ptr);
+		int need = moldable ? (int) j.opts->gpus_min
+				    : asked_gpus_get(job_ptr->job_id, g.gpus);
+		if (room >= 0 && room < need) {
+			limit_blocked_note(job_ptr->job_id);
+			return 0;
+		}
+		if (moldable && room >= 0 && (cap <= 0 || room < cap))
 			cap = room;
 	}
 	if (cap > 0 && (int) j.opts->gpus_max > cap) {
@@ -298,11 +304,14 @@ static void keep_planned_starts(void)
  * and writes why in its state_reason; the plan that starts it now would
  * keep its GPUs idle until the next periodic plan.
  */
-extern bool planned_start_blocked(void)
+extern bool planned_start_blocked(uint32_t testing)
 {
 	if (!find_job_record)
 		return false;
 	for (int i = 0; i < starts_len; i++) {
+		/* Slurm asks job_test for it: nothing keeps it waiting. */
+		if (starts[i] == testing)
+			continue;
 		job_record_t *job_ptr = find_job_record(starts[i]);
 		if (job_ptr && IS_JOB_PENDING(job_ptr) &&
 		    job_blocked_by_slurm(job_ptr) &&
@@ -348,6 +357,7 @@ extern void replan(time_t now)
 		refusals_forget_all();
 	}
 	refusals_sweep(job_still_pending);
+	limit_blocked_clear();
 	asked_gpus_sweep(job_still_pending);
 	starts_len = 0;
 	it = list_iterator_create(job_list);
@@ -370,6 +380,7 @@ extern void replan(time_t now)
 	}
 	list_iterator_destroy(it);
 	snapshot_node_resources(b.cpus_alloc, b.mem_alloc);
+	limit_blocked_done();
 	xfree(b.eligible);
 	xfree(b.where_node);
 	xfree(b.where_gpus);

@@ -40,15 +40,24 @@ static uint64_t room(uint64_t limit, uint64_t used)
 	return limit > used ? limit - used : 0;
 }
 
-/* What a QOS's per-user and group gres/gpu limits leave the user now. */
-static uint64_t qos_room(slurmdb_qos_rec_t *q, uint32_t uid, int pos)
+/* *r lowered to `v` if that is tighter, *which then naming the limit. */
+static void tighten(uint64_t *r, const char **which, uint64_t v, const char *name)
 {
-	uint64_t r = INFINITE64;
+	if (tighter(*r, v) != *r) {
+		*r = v;
+		*which = name;
+	}
+}
 
+/* What a QOS's per-user and group gres/gpu limits leave the user now. */
+static void qos_room(slurmdb_qos_rec_t *q, uint32_t uid, int pos, uint64_t *r,
+		     const char **which)
+{
 	if (!q || !q->usage)
-		return r;
+		return;
 	if (q->grp_tres_ctld && q->usage->grp_used_tres)
-		r = tighter(r, room(q->grp_tres_ctld[pos], q->usage->grp_used_tres[pos]));
+		tighten(r, which, room(q->grp_tres_ctld[pos], q->usage->grp_used_tres[pos]),
+			"QOSGrpGRES");
 	if (q->max_tres_pu_ctld) {
 		uint64_t used = 0;
 		if (q->usage->user_limit_list) {
@@ -59,34 +68,39 @@ static uint64_t qos_room(slurmdb_qos_rec_t *q, uint32_t uid, int pos)
 					used = u->tres[pos];
 			list_iterator_destroy(it);
 		}
-		r = tighter(r, room(q->max_tres_pu_ctld[pos], used));
+		tighten(r, which, room(q->max_tres_pu_ctld[pos], used), "QOSMaxGRESPerUser");
 	}
-	return r;
 }
 
-extern int job_gpu_room(job_record_t *job_ptr)
+extern int job_gpu_room(job_record_t *job_ptr, const char **which)
 {
 	assoc_mgr_lock_t locks = { .assoc = READ_LOCK, .qos = READ_LOCK,
 				   .tres = READ_LOCK };
 	slurmdb_tres_rec_t gpu = { .type = "gres", .name = "gpu" };
 	uint64_t r = INFINITE64;
+	const char *name = NULL;
 
+	if (which)
+		*which = NULL;
 	if (!assoc_mgr_lock || !assoc_mgr_unlock || !assoc_mgr_find_tres_pos)
 		return -1;
 	assoc_mgr_lock(&locks);
 	int pos = assoc_mgr_find_tres_pos(&gpu, true);
 	if (pos >= 0) {
-		r = tighter(r, qos_room(job_ptr->qos_ptr, job_ptr->user_id, pos));
+		qos_room(job_ptr->qos_ptr, job_ptr->user_id, pos, &r, &name);
 		if (job_ptr->part_ptr)
-			r = tighter(r, qos_room(job_ptr->part_ptr->qos_ptr,
-						job_ptr->user_id, pos));
+			qos_room(job_ptr->part_ptr->qos_ptr, job_ptr->user_id, pos, &r,
+				 &name);
 		/* Group limits hold for the association and every parent. */
 		for (slurmdb_assoc_rec_t *a = job_ptr->assoc_ptr; a && a->usage;
 		     a = a->usage->parent_assoc_ptr)
 			if (a->grp_tres_ctld && a->usage->grp_used_tres)
-				r = tighter(r, room(a->grp_tres_ctld[pos],
-						    a->usage->grp_used_tres[pos]));
+				tighten(&r, &name, room(a->grp_tres_ctld[pos],
+							a->usage->grp_used_tres[pos]),
+					"AssocGrpGRES");
 	}
+	if (which)
+		*which = name;
 	assoc_mgr_unlock(&locks);
 	return (r == INFINITE64 || r > INT32_MAX) ? -1 : (int) r;
 }

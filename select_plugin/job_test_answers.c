@@ -148,10 +148,11 @@ extern int omru_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	if (over_limit) {
 		/* Its user's GPU limits leave it too few now; Slurm would
 		 * refuse the start after selecting nodes. */
+		const char *which = NULL;
+		int room = job_gpu_room(job_ptr, &which);
 		xfree(job_ptr->state_desc);
-		xstrfmtcat(job_ptr->state_desc,
-			   "OMRU plan: its user's GPU limit (QOS or association) "
-			   "leaves too few GPUs now");
+		xstrfmtcat(job_ptr->state_desc, "OMRU: %s (%d GPU(s) left)",
+			   which ? which : "GPU limit", MAX(room, 0));
 		return SLURM_ERROR;
 	}
 	if (refused) {

@@ -124,8 +124,9 @@ extern uint64_t node_config_stamp(void);
  * the job have (MaxTRESPerJob=gres/gpu=N), 0: no limit. */
 extern int job_gpu_limit_per_job(job_record_t *job_ptr);
 /* The GPUs its QOS (per user, group) and association (group) limits let the
- * job's user start now, -1: no limit. */
-extern int job_gpu_room(job_record_t *job_ptr);
+ * job's user start now, -1: no limit; *which (if not NULL) names the
+ * tightest as Slurm's reasons do ("QOSMaxGRESPerUser"). */
+extern int job_gpu_room(job_record_t *job_ptr, const char **which);
 /* Pending jobs the snapshot left out for their user's GPU limits: cleared
  * and noted by replan (caller holds plan_lock), sorted by _done. */
 extern void limit_blocked_clear(void);

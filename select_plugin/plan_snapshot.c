@@ -165,7 +165,7 @@ static int add_job(job_record_t *job_ptr, time_t now, snap_buffers_t *b)
 	bool moldable = j.opts && (j.opts->set & OMRU_OPT_GPUS);
 	int cap = moldable ? job_gpu_limit_per_job(job_ptr) : 0;
 	if (IS_JOB_PENDING(job_ptr)) {
-		int room = job_gpu_room(job_ptr);
+		int room = job_gpu_room(job_ptr, NULL);
 		int need = moldable ? (int) j.opts->gpus_min
 				    : asked_gpus_get(job_ptr->job_id, g.gpus);
 		if (room >= 0 && room < need) {

@@ -76,12 +76,22 @@ release_and_wait() {
   wait_ended "$1" "$t0"
 }
 
-# wait_ended LIST T0: waits until the jobs of LIST ended and sacct has
-# them all; sets MAKESPAN (T0, seconds since the epoch, to the last End)
-# and FAILED (jobs not COMPLETED).
+# wait_ended LIST T0 [DEADLINE]: waits until the jobs of LIST ended and
+# sacct has them all; sets MAKESPAN (T0, seconds since the epoch, to the
+# last End) and FAILED (jobs not COMPLETED).  With DEADLINE (seconds since
+# the epoch) the jobs still queued then are cancelled and listed in STUCK
+# (squeue's id, name, state, reason per line; empty when none was).
 wait_ended() {
-  local list=$1 t0=$2 last
-  while squeue -h -j "$list" 2>/dev/null | grep -q .; do sleep 1; done
+  local list=$1 t0=$2 deadline=${3:-} last
+  STUCK=""
+  while squeue -h -j "$list" 2>/dev/null | grep -q .; do
+    if [ -n "$deadline" ] && [ -z "$STUCK" ] && [ "$(date +%s)" -ge "$deadline" ]; then
+      STUCK=$(squeue -h -j "$list" -o '%i %j %T %r')
+      # shellcheck disable=SC2086 # one argument per job id
+      scancel ${list//,/ } || true
+    fi
+    sleep 1
+  done
   for _ in $(seq 20); do
     [ "$(sacct -n -X -j "$list" -o State | grep -cE 'PENDING|RUNNING|COMPLETING')" = 0 ] && break
     sleep 0.5
@@ -98,4 +108,27 @@ sdiag_field() {
   local out=${3-$(sdiag)}
   awk -v s="^$1" -v f="$2:" '$0 ~ s { in_s = 1 }
     in_s && index($0, f) { print $NF; exit }' <<<"$out"
+}
+
+# bench_cluster_up SELECT_TYPE [START_ARGS...]: starts the bench's cluster
+# in $state (port base $port, job ids from it as lib.sh's cluster_up picks
+# them, the plugins of $build, $work's plugstack.conf and omru.conf, then
+# START_ARGS for start.sh) and sources its env.sh.
+bench_cluster_up() {
+  local select=$1
+  shift
+  mkdir -p "$state"
+  "$top/scripts/cluster/start.sh" --state "$state" --select-type "$select" \
+    --plugin-dir "$build/select_plugin/.libs" --plugstack "$work/plugstack.conf" \
+    --omru-conf "$work/omru.conf" --port-base "$port" \
+    --first-job-id $((port % 10000 * 10 + 1)) "$@" >/dev/null
+  # shellcheck disable=SC1091
+  . "$state/env.sh"
+}
+
+# bench_sim CLUSTER POLICY WORKLOAD [ARGS...]: omru-sim's summary (one JSON
+# object) of WORKLOAD on CLUSTER (NxG) with $work/profiles.csv.
+bench_sim() {
+  "$build/sim/omru-sim" --cluster "$1" --profiles "$work/profiles.csv" \
+    --workload "$3" --policy "$2" "${@:4}" --json
 }

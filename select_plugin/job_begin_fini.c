@@ -120,6 +120,12 @@ extern void omru_job_begin(job_record_t *job_ptr)
 		slurm_mutex_unlock(&plan_lock);
 		return;
 	}
+	/* cons_tres put it on other nodes than planned (it asked -N more
+	 * than the plan packs it on): the next job of this pass is planned
+	 * on the nodes really taken, not on the plan's. */
+	if (job_ptr->node_bitmap && d.where_count > 0 &&
+	    bit_set_count(job_ptr->node_bitmap) != d.where_count)
+		replan_now = true;
 	pick_linked_gpus(job_ptr);
 	if (g.opts.set) {
 		/* What job_test gave it (its own --cpus-per-gpu is not ours). */

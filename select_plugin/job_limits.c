@@ -72,39 +72,6 @@ static void qos_room(slurmdb_qos_rec_t *q, uint32_t uid, int pos, uint64_t *r,
 	}
 }
 
-extern int job_gpu_room(job_record_t *job_ptr, const char **which)
-{
-	assoc_mgr_lock_t locks = { .assoc = READ_LOCK, .qos = READ_LOCK,
-				   .tres = READ_LOCK };
-	slurmdb_tres_rec_t gpu = { .type = "gres", .name = "gpu" };
-	uint64_t r = INFINITE64;
-	const char *name = NULL;
-
-	if (which)
-		*which = NULL;
-	if (!assoc_mgr_lock || !assoc_mgr_unlock || !assoc_mgr_find_tres_pos)
-		return -1;
-	assoc_mgr_lock(&locks);
-	int pos = assoc_mgr_find_tres_pos(&gpu, true);
-	if (pos >= 0) {
-		qos_room(job_ptr->qos_ptr, job_ptr->user_id, pos, &r, &name);
-		if (job_ptr->part_ptr)
-			qos_room(job_ptr->part_ptr->qos_ptr, job_ptr->user_id, pos, &r,
-				 &name);
-		/* Group limits hold for the association and every parent. */
-		for (slurmdb_assoc_rec_t *a = job_ptr->assoc_ptr; a && a->usage;
-		     a = a->usage->parent_assoc_ptr)
-			if (a->grp_tres_ctld && a->usage->grp_used_tres)
-				tighten(&r, &name, room(a->grp_tres_ctld[pos],
-							a->usage->grp_used_tres[pos]),
-					"AssocGrpGRES");
-	}
-	if (which)
-		*which = name;
-	assoc_mgr_unlock(&locks);
-	return (r == INFINITE64 || r > INT32_MAX) ? -1 : (int) r;
-}
-
 /*
  * Pending jobs the last snapshot left out because their user's GPU limits
  * leave fewer GPUs now than they need: Slurm tests those limits only after
@@ -151,33 +118,68 @@ extern void limit_blocked_fini(void)
 	blocked_len = blocked_cap = 0;
 }
 
-extern int job_gpu_limit_per_job(job_record_t *job_ptr)
+/* The per-job limit: QOS, partition QOS, nearest association that sets it. */
+static uint64_t per_job_limit(job_record_t *job_ptr, int pos)
+{
+	uint64_t limit = INFINITE64;
+
+	if (job_ptr->qos_ptr)
+		limit = tighter(limit, limit_at(job_ptr->qos_ptr->max_tres_pj_ctld, pos));
+	if (job_ptr->part_ptr && job_ptr->part_ptr->qos_ptr)
+		limit = tighter(limit, limit_at(job_ptr->part_ptr->qos_ptr->max_tres_pj_ctld,
+						pos));
+	for (slurmdb_assoc_rec_t *a = job_ptr->assoc_ptr; a;
+	     a = a->usage ? a->usage->parent_assoc_ptr : NULL) {
+		uint64_t l = limit_at(a->max_tres_ctld, pos);
+		if (l != INFINITE64 && l != NO_VAL64)
+			return tighter(limit, l);
+	}
+	return limit;
+}
+
+/* What the user's per-user and group limits leave now; *which the tightest. */
+static uint64_t user_room(job_record_t *job_ptr, int pos, const char **which)
+{
+	uint64_t r = INFINITE64;
+
+	qos_room(job_ptr->qos_ptr, job_ptr->user_id, pos, &r, which);
+	if (job_ptr->part_ptr)
+		qos_room(job_ptr->part_ptr->qos_ptr, job_ptr->user_id, pos, &r, which);
+	/* Group limits hold for the association and every parent. */
+	for (slurmdb_assoc_rec_t *a = job_ptr->assoc_ptr; a && a->usage;
+	     a = a->usage->parent_assoc_ptr)
+		if (a->grp_tres_ctld && a->usage->grp_used_tres)
+			tighten(&r, which, room(a->grp_tres_ctld[pos],
+						a->usage->grp_used_tres[pos]),
+				"AssocGrpGRES");
+	return r;
+}
+
+extern void job_gpu_limits(job_record_t *job_ptr, int *per_job, int *room_now,
+			   const char **which)
 {
 	assoc_mgr_lock_t locks = { .assoc = READ_LOCK, .qos = READ_LOCK,
 				   .tres = READ_LOCK };
 	slurmdb_tres_rec_t gpu = { .type = "gres", .name = "gpu" };
-	uint64_t limit = INFINITE64;
+	uint64_t limit = INFINITE64, r = INFINITE64;
+	const char *name = NULL;
 
-	if (!assoc_mgr_lock || !assoc_mgr_unlock || !assoc_mgr_find_tres_pos)
-		return 0;
-	assoc_mgr_lock(&locks);
-	int pos = assoc_mgr_find_tres_pos(&gpu, true);
-	if (pos >= 0) {
-		if (job_ptr->qos_ptr)
-			limit = tighter(limit, limit_at(job_ptr->qos_ptr->max_tres_pj_ctld, pos));
-		if (job_ptr->part_ptr && job_ptr->part_ptr->qos_ptr)
-			limit = tighter(limit, limit_at(job_ptr->part_ptr->qos_ptr->max_tres_pj_ctld,
-							pos));
-		for (slurmdb_assoc_rec_t *a = job_ptr->assoc_ptr; a;
-		     a = a->usage ? a->usage->parent_assoc_ptr : NULL) {
-			uint64_t l = limit_at(a->max_tres_ctld, pos);
-			if (l != INFINITE64 && l != NO_VAL64) {
-				limit = tighter(limit, l);
-				break;
-			}
+	if (assoc_mgr_lock && assoc_mgr_unlock && assoc_mgr_find_tres_pos) {
+		assoc_mgr_lock(&locks);
+		int pos = assoc_mgr_find_tres_pos(&gpu, true);
+		if (pos >= 0) {
+			if (per_job)
+				limit = per_job_limit(job_ptr, pos);
+			if (room_now)
+				r = user_room(job_ptr, pos, &name);
 		}
+		assoc_mgr_unlock(&locks);
 	}
-	assoc_mgr_unlock(&locks);
-	return (limit == INFINITE64 || limit == NO_VAL64 || limit > INT32_MAX) ? 0
-										 : (int) limit;
+	if (per_job)
+		*per_job = (limit == INFINITE64 || limit == NO_VAL64 || limit > INT32_MAX)
+				   ? 0 : (int) limit;
+	if (room_now)
+		*room_now = (r == INFINITE64 || r > INT32_MAX) ? -1 : (int) r;
+	if (which)
+		*which = name;
 }

@@ -149,7 +149,8 @@ extern int omru_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 		/* Its user's GPU limits leave it too few now; Slurm would
 		 * refuse the start after selecting nodes. */
 		const char *which = NULL;
-		int room = job_gpu_room(job_ptr, &which);
+		int room = -1;
+		job_gpu_limits(job_ptr, NULL, &room, &which);
 		xfree(job_ptr->state_desc);
 		xstrfmtcat(job_ptr->state_desc, "OMRU: %s (%d GPU(s) left)",
 			   which ? which : "GPU limit", MAX(room, 0));

@@ -120,13 +120,14 @@ extern bool node_has_gpu_types(node_record_t *n, job_record_t *job_ptr);
 extern int *node_gpu_links(gres_node_state_t *ns, int n);
 extern uint64_t node_config_stamp(void);
 
-/* job_limits.c: the most GPUs its QOS, partition QOS and association let
- * the job have (MaxTRESPerJob=gres/gpu=N), 0: no limit. */
-extern int job_gpu_limit_per_job(job_record_t *job_ptr);
-/* The GPUs its QOS (per user, group) and association (group) limits let the
- * job's user start now, -1: no limit; *which (if not NULL) names the
- * tightest as Slurm's reasons do ("QOSMaxGRESPerUser"). */
-extern int job_gpu_room(job_record_t *job_ptr, const char **which);
+/* job_limits.c, read under one assoc_mgr lock (each output NULL: not read):
+ * *per_job the most GPUs its QOS, partition QOS and association let the job
+ * have (MaxTRESPerJob=gres/gpu=N), 0: no limit; *room_now the GPUs its QOS
+ * (per user, group) and association (group) limits let its user start now,
+ * -1: no limit; *which names the tightest as Slurm's reasons do
+ * ("QOSMaxGRESPerUser"). */
+extern void job_gpu_limits(job_record_t *job_ptr, int *per_job, int *room_now,
+			   const char **which);
 /* Pending jobs the snapshot left out for their user's GPU limits: cleared
  * and noted by replan (caller holds plan_lock), sorted by _done. */
 extern void limit_blocked_clear(void);

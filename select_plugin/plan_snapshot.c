@@ -163,9 +163,12 @@ static int add_job(job_record_t *job_ptr, time_t now, snap_buffers_t *b)
 	 * what its user's limits leave now.  A pending job they leave fewer
 	 * GPUs than it needs waits out of the plan (limit_blocked). */
 	bool moldable = j.opts && (j.opts->set & OMRU_OPT_GPUS);
-	int cap = moldable ? job_gpu_limit_per_job(job_ptr) : 0;
-	if (IS_JOB_PENDING(job_ptr)) {
-		int room = job_gpu_room(job_ptr, NULL);
+	bool pending = IS_JOB_PENDING(job_ptr);
+	int cap = 0, room = -1;
+	if (moldable || pending)
+		job_gpu_limits(job_ptr, moldable ? &cap : NULL, pending ? &room : NULL,
+			       NULL);
+	if (pending) {
 		int need = moldable ? (int) j.opts->gpus_min
 				    : asked_gpus_get(job_ptr->job_id, g.gpus);
 		if (room >= 0 && room < need) {

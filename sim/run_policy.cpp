@@ -46,6 +46,10 @@ PolicyRun run_policy(const std::string &name, const SimInputs &in,
 	auto t0 = std::chrono::steady_clock::now();
 	std::unique_ptr<Policy> policy = info.make(opts);
 	run.error = policy->refuse(in.workload, in.profiles, in.cluster);
+	if (run.error.empty() && in.workload.has_site_limits() && !policy->models_site_limits())
+		run.error = "does not model site limits (the workload's user, node_list, "
+			    "CPU, memory, exclusive or license columns, --user-gpus); "
+			    "fifo, backfill and omru do";
 	if (!run.error.empty())
 		return run;
 	SimOptions so;

@@ -12,6 +12,8 @@ const std::vector<OptionSpec> kInputOptions = {
 	{ "profiles", true }, { "workload", true },
 	{ "restart-overhead", true },
 	{ "layer-profiles", true }, { "batch-per-gpu", true }, { "gpu-mem-gib", true },
+	{ "node-cpus", true }, { "node-mem-mb", true },
+	{ "user-gpus", true }, { "licenses", true },
 };
 
 const std::vector<OptionSpec> kPolicyOptions = {
@@ -58,6 +60,60 @@ static std::shared_ptr<const GpuLinks> read_gpu_links(const std::string &path,
 	return std::make_shared<const GpuLinks>(g.value());
 }
 
+// --user-gpus USER=N,... and --licenses NAME=N,...: names with counts.
+static std::vector<std::pair<std::string, int>> named_counts(const CliArgs &args,
+							     const char *option, int min)
+{
+	std::vector<std::pair<std::string, int>> out;
+	auto v = args.get(option);
+	if (!v)
+		return out;
+	size_t pos = 0;
+	while (pos <= v->size()) {
+		size_t comma = v->find(',', pos);
+		std::string item = v->substr(pos, comma == std::string::npos ? std::string::npos
+									  : comma - pos);
+		size_t eq = item.find('=');
+		char *end = nullptr;
+		long n = eq == std::string::npos ? -1 : std::strtol(item.c_str() + eq + 1, &end, 10);
+		if (eq == 0 || eq == std::string::npos || eq + 1 == item.size() || *end ||
+		    n < min || n > (1 << 20))
+			throw UsageError(std::string("--") + option + " '" + *v +
+					 "': expected NAME=N pairs (N >= " + std::to_string(min) +
+					 "), comma-separated");
+		for (const auto &seen : out)
+			if (seen.first == item.substr(0, eq))
+				throw UsageError(std::string("--") + option + " names " +
+						 seen.first + " twice");
+		out.emplace_back(item.substr(0, eq), static_cast<int>(n));
+		if (comma == std::string::npos)
+			break;
+		pos = comma + 1;
+	}
+	return out;
+}
+
+// What the site adds to the GPUs: node CPUs and memory, per-user GPU
+// limits, licenses (doc/sim-formats.md, Site limits).
+static void read_site_limits(const CliArgs &args, SimInputs &in)
+{
+	in.cluster.node_cpus = args.number("node-cpus", 0, 0, 1 << 20);
+	in.cluster.node_mem_mb = args.number("node-mem-mb", 0, 0, 1e12);
+	if ((in.cluster.node_cpus > 0) != (in.cluster.node_mem_mb > 0))
+		throw UsageError("--node-cpus and --node-mem-mb go together");
+	if (in.workload.needs_node_resources() && in.cluster.node_cpus <= 0)
+		throw UsageError("the workload's jobs take CPUs or memory "
+				 "(cpus_per_gpu, mem_mb, mem_per_cpu_mb, mem_per_gpu_mb, "
+				 "exclusive): give the nodes' --node-cpus and --node-mem-mb");
+	try {
+		set_site_limits(in.workload, in.cluster.nodes,
+				named_counts(args, "user-gpus", 0),
+				named_counts(args, "licenses", 1));
+	} catch (const std::invalid_argument &e) {
+		throw InputError(in.workload.name, e.what());
+	}
+}
+
 SimInputs read_sim_inputs(const CliArgs &args)
 {
 	SimInputs in;
@@ -96,6 +152,7 @@ SimInputs read_sim_inputs(const CliArgs &args)
 		throw UsageError("--batch-per-gpu and --gpu-mem-gib go with --layer-profiles");
 	}
 	in.workload = workload_from_csv(CsvTable::read_file(workload), in.profiles);
+	read_site_limits(args, in);
 	return in;
 }
 

@@ -32,6 +32,9 @@ struct Cluster {
 	// (k = 0..nodes).
 	std::vector<int> first_gpus;
 	std::vector<int> largest_gpus;
+	// CPUs and memory (MB) of every node, for workloads whose jobs take
+	// them (Job::need); 0: not given.
+	double node_cpus = 0, node_mem_mb = 0;
 
 	bool uniform() const { return node_gpus.empty(); }
 	int gpus_of(int node) const

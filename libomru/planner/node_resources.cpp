@@ -19,21 +19,9 @@ constexpr double kSlack = 1e-6;
 int PlanInput::fit_on(const NodeNeed &need, int node, int gpus, double cpus,
 		      double mem) const
 {
-	if (!has_resources() || need.none() || gpus <= 0)
+	if (!has_resources())
 		return std::max(0, gpus);
-	if (need.whole_node) // an idle node, all of it
-		return gpus == capacity(node) && cpus + kSlack >= node_cpus[node] &&
-				       mem + kSlack >= node_mem[node]
-			       ? gpus
-			       : 0;
-	if (need.all_mem && mem + kSlack < node_mem[node])
-		return 0;
-	// CPUs and memory grow with the GPUs: the most that fits.
-	for (int g = gpus; g >= 1; g--)
-		if (need.cpus(g) <= cpus + kSlack &&
-		    (need.all_mem || need.mem(g) <= mem + kSlack))
-			return g;
-	return 0;
+	return need.fit(gpus, cpus, mem, capacity(node), node_cpus[node], node_mem[node]);
 }
 
 bool PlanInput::resources_bind() const
@@ -77,9 +65,8 @@ NodeUse PlanInput::use_of(const NodeNeed &need, int node, int gpus) const
 {
 	if (!has_resources() || need.none())
 		return {};
-	if (need.whole_node)
-		return { node_cpus[node], node_mem[node] };
-	return { need.cpus(gpus), need.all_mem ? node_mem[node] : need.mem(gpus) };
+	auto [cpus, mem] = need.use(gpus, node_cpus[node], node_mem[node]);
+	return { cpus, mem };
 }
 
 } // namespace planner

@@ -9,6 +9,7 @@
 #include <tuple>
 #include <vector>
 
+#include "model/node_need.hpp"
 #include "policy/placement.hpp" // NodeCounts
 
 namespace omru {
@@ -37,35 +38,8 @@ struct SpeedCurve {
 	}
 };
 
-// What a job takes of a node besides GPUs, as a function of the GPUs it
-// gets there: cons_tres gives it the larger of its tasks' CPUs and its
-// GPUs' (--cpus-per-gpu), and memory per node (--mem), per GPU
-// (--mem-per-gpu) or per CPU (--mem-per-cpu, DefMemPerCPU), one of them
-// non-zero.  all_mem: --mem=0, all of a node's memory (the node must have
-// none in use); whole_node: --exclusive, the whole of an idle node.  All
-// zero: the job takes GPUs only.  Used where PlanInput has node resources.
-struct NodeNeed {
-	double cpus_min = 0, cpus_per_gpu = 0;
-	double mem_min = 0, mem_per_gpu = 0, mem_per_cpu = 0; // MB
-	bool all_mem = false;
-	bool whole_node = false;
-
-	double cpus(int gpus) const { return std::max(cpus_min, cpus_per_gpu * gpus); }
-	double mem(int gpus) const
-	{
-		return mem_min + mem_per_gpu * gpus + mem_per_cpu * cpus(gpus);
-	}
-	bool none() const
-	{
-		return cpus_min == 0 && cpus_per_gpu == 0 && mem_min == 0 &&
-		       mem_per_gpu == 0 && mem_per_cpu == 0 && !all_mem && !whole_node;
-	}
-	auto key() const
-	{
-		return std::make_tuple(cpus_min, cpus_per_gpu, mem_min, mem_per_gpu,
-				       mem_per_cpu, all_mem, whole_node);
-	}
-};
+// What a job takes of a node besides GPUs (model/node_need.hpp).
+using omru::NodeNeed;
 
 // CPUs and memory (MB) a running job holds on one node.
 struct NodeUse {

@@ -5,6 +5,11 @@
 // start now if, by its estimate, it ends before that time, or if it only uses
 // GPUs the reservation leaves free.  Estimates are walltime limits: F x the
 // job's true runtime at its requested size (--walltime-factor F >= 1).
+// Site limits (SiteUsage): a job held by its user's GPU limit or a license
+// is passed over, as slurmctld passes it over, and gets no reservation; the
+// reservation is on the head job's node_list, counted in GPUs (the CPUs
+// and memory of a future start are not forecast); jobs started now fit the
+// nodes' free CPUs and memory.
 #include <algorithm>
 
 #include "policy/policy.hpp"
@@ -19,7 +24,10 @@ class Backfill final : public Policy {
 
 	void schedule(SchedulingContext &ctx) override
 	{
-		std::vector<int> queue = ctx.pending();
+		std::vector<int> queue;
+		for (int job : ctx.pending())
+			if (ctx.site().admits(job, gpus(ctx, job)))
+				queue.push_back(job);
 		size_t head = 0;
 		while (head < queue.size() &&
 		       start_packed(ctx, queue[head], gpus(ctx, queue[head])))
@@ -41,7 +49,9 @@ class Backfill final : public Policy {
 			for (; i < ends.size() && ends[i].first == shadow; i++)
 				for (int g : ctx.progress(ends[i].second).gpu_ids)
 					at_shadow[ctx.cluster().node_of(g)]++;
-			reserved = pack_gpus(at_shadow, hj.gpus);
+			reserved = hj.node_list.empty()
+					   ? pack_gpus(at_shadow, hj.gpus)
+					   : pack_gpus(at_shadow, hj.gpus, hj.node_list);
 			if (reserved && !ctx.profiles().epoch_s(hj.model, hj.gpus,
 							       static_cast<int>(reserved->size())))
 				reserved.reset();
@@ -53,12 +63,14 @@ class Backfill final : public Policy {
 
 		for (size_t k = head + 1; k < queue.size(); k++) {
 			int job = queue[k];
+			if (!ctx.site().admits(job, gpus(ctx, job)))
+				continue; // a job started just now took the room
 			if (ctx.now_s() + estimate_s(ctx, job) <= shadow) {
 				start_packed(ctx, job, gpus(ctx, job));
 				continue;
 			}
 			// Runs past the reservation: only GPUs it leaves free.
-			const std::vector<int> &free = ctx.free_gpus_per_node();
+			const std::vector<int> free = usable_free(ctx, job);
 			std::vector<int> caps(free.size());
 			for (size_t n = 0; n < free.size(); n++)
 				caps[n] = std::max(0, std::min(free[n], at_shadow[n]));
@@ -72,6 +84,8 @@ class Backfill final : public Policy {
 					at_shadow[node] -= count;
 		}
 	}
+
+	bool models_site_limits() const override { return true; }
 
     private:
 	static int gpus(const SchedulingContext &ctx, int job)

@@ -1,6 +1,8 @@
 // fifo.cpp - rigid first-in first-out without backfill: jobs start at their
 // requested GPU count strictly in submission order; the first job that does
-// not fit blocks every job behind it.
+// not fit blocks every job behind it.  A job held by its user's GPU limit
+// or a license does not wait for nodes: as in slurmctld, it is passed over
+// and blocks nothing.
 #include "policy/policy.hpp"
 #include "policy/registry.hpp"
 
@@ -12,10 +14,15 @@ class Fifo final : public Policy {
 	void schedule(SchedulingContext &ctx) override
 	{
 		std::vector<int> queue = ctx.pending(); // start() edits pending()
-		for (int job : queue)
-			if (!start_packed(ctx, job, ctx.workload().jobs[job].gpus))
+		for (int job : queue) {
+			int gpus = ctx.workload().jobs[job].gpus;
+			if (!ctx.site().admits(job, gpus))
+				continue;
+			if (!start_packed(ctx, job, gpus))
 				return;
+		}
 	}
+	bool models_site_limits() const override { return true; }
 };
 
 } // namespace

@@ -5,6 +5,14 @@
 // are the profiles' truth: the plan then predicts the run exactly, and
 // keeping the previous plan's choice unless a better one appears makes the
 // executed schedule at least as good as the first plan.
+//
+// Site limits (SiteUsage) are given to the plan as select/omru gives
+// slurmctld's: each node's CPUs and memory and each job's need of them, a
+// job's node_list as its node set; a pending job its user's GPU limit or a
+// license holds now is left out of the plan (slurmctld would not ask
+// cons_tres for it), and a moldable one is offered no more GPUs than its
+// user may still take (select_plugin/job_limits.c).
+#include <algorithm>
 #include <map>
 #include <tuple>
 
@@ -27,6 +35,8 @@ class Omru final : public Policy {
 		return refuse_unrunnable_moldable(w, p, c);
 	}
 
+	bool models_site_limits() const override { return true; }
+
 	void schedule(SchedulingContext &ctx) override
 	{
 		planner::PlanInput in = input(ctx);
@@ -48,15 +58,15 @@ class Omru final : public Policy {
     private:
 	// The speed curve of a job's model and moldable range: the usable
 	// counts, with the profiles' time for every spread that has a row.
-	int curve_of(const SchedulingContext &ctx, const Job &j,
+	int curve_of(const SchedulingContext &ctx, const Job &j, int gpus_max,
 		     std::vector<planner::SpeedCurve> &curves)
 	{
-		auto key = std::make_tuple(j.model, j.gpus_min, j.gpus_max);
+		auto key = std::make_tuple(j.model, j.gpus_min, gpus_max);
 		auto it = curve_index_.find(key);
 		if (it != curve_index_.end())
 			return it->second;
 		planner::SpeedCurve cv = planner::profile_curve(
-			ctx.profiles(), ctx.cluster(), j.model, j.gpus_min, j.gpus_max);
+			ctx.profiles(), ctx.cluster(), j.model, j.gpus_min, gpus_max);
 		curves.push_back(std::move(cv));
 		int index = static_cast<int>(curves.size()) - 1;
 		curve_index_.emplace(key, index);
@@ -79,14 +89,31 @@ class Omru final : public Policy {
 		in.reuse = opts_.omru_resize;
 		in.grow_on_one_node = opts_.omru_grow_on_one_node;
 		in.shrink_to_admit = opts_.omru_phase_aware && opts_.omru_resize;
+		const SiteUsage &site = ctx.site();
+		if (site.has_node_resources())
+			for (int n = 0; n < c.nodes; n++) {
+				in.node_cpus.push_back(c.node_cpus);
+				in.node_mem.push_back(c.node_mem_mb);
+				in.free_cpus.push_back(site.free_cpus(n));
+				in.free_mem.push_back(site.free_mem(n));
+			}
 		job_of_.clear();
 		for (const std::vector<int> *list : { &ctx.running(), &ctx.pending() })
 			for (int job : *list) {
 				const Job &j = ctx.workload().jobs[job];
 				const JobProgress &pr = ctx.progress(job);
+				int gpus_max = j.gpus_max;
+				if (pr.state != JobProgress::State::Running) {
+					gpus_max = std::min(gpus_max, site.user_room(job));
+					if (gpus_max < j.gpus_min || !site.license_free(job))
+						continue; // held by a limit, not by nodes
+				}
 				planner::PlanJob pj;
 				pj.id = job;
-				pj.curve = curve_of(ctx, j, in.curves);
+				pj.curve = curve_of(ctx, j, gpus_max, in.curves);
+				pj.need = j.need;
+				if (!j.node_list.empty())
+					pj.node_set = node_set_of(j.node_list, in.node_sets);
 				pj.submit_s = j.submit_s;
 				pj.remaining_epochs = ctx.remaining_epochs(job);
 				pj.resizable = j.elastic;
@@ -112,6 +139,16 @@ class Omru final : public Policy {
 				job_of_.push_back(job);
 			}
 		return in;
+	}
+
+	static int node_set_of(const std::vector<int> &nodes,
+			       std::vector<std::vector<int>> &sets)
+	{
+		for (size_t i = 0; i < sets.size(); i++)
+			if (sets[i] == nodes)
+				return static_cast<int>(i);
+		sets.push_back(nodes);
+		return static_cast<int>(sets.size()) - 1;
 	}
 
 	PolicyOptions opts_;

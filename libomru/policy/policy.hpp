@@ -41,6 +41,11 @@ class Policy {
 	// of a schedule that never ends.
 	virtual std::string refuse(const Workload &w, const ProfileTable &p,
 				   const Cluster &c) const;
+	// Whether it places jobs within the site's limits (node lists, CPUs
+	// and memory, per-user GPUs, licenses: SiteUsage).  A policy that does
+	// not would have its starts refused and stall, so omru-sim refuses to
+	// run it on a workload that has them.
+	virtual bool models_site_limits() const { return false; }
 	// Called at every arrival, completion and requested wake-up, after the
 	// context reflects them.  Starts and stops jobs through the context.
 	virtual void schedule(SchedulingContext &ctx) = 0;
@@ -70,12 +75,17 @@ std::string refuse_unrunnable_rigid(const Workload &w, const ProfileTable &p,
 std::string refuse_unrunnable_moldable(const Workload &w, const ProfileTable &p,
 				       const Cluster &c);
 
-// Packs `gpus` GPUs for `job` on the free GPUs (placement.hpp) and checks the
+// Packs `gpus` GPUs for `job` on the free GPUs (placement.hpp), within the
+// site's limits (SiteUsage: nothing when they refuse it now), and checks the
 // profiles have a row for the resulting spread.
 std::optional<NodeCounts> place_job(const SchedulingContext &ctx, int job,
 				    int gpus);
 // place_job + start.  RET whether the job started.
 bool start_packed(SchedulingContext &ctx, int job, int gpus);
+// The free GPUs per node `job` may take as far as the site's limits go
+// (SiteUsage::fit_on of each node's free GPUs): the free GPUs when the
+// workload has no limits.
+std::vector<int> usable_free(const SchedulingContext &ctx, int job);
 // Seconds the job still needs at `gpus` GPUs packed, by the profiles' truth;
 // nothing when there is no row.
 std::optional<double> remaining_s(const SchedulingContext &ctx, int job,

@@ -52,10 +52,21 @@ std::string refuse_unrunnable_moldable(const Workload &w, const ProfileTable &p,
 	return "";
 }
 
+std::vector<int> usable_free(const SchedulingContext &ctx, int job)
+{
+	std::vector<int> free = ctx.free_gpus_per_node();
+	if (ctx.site().active())
+		for (size_t n = 0; n < free.size(); n++)
+			free[n] = ctx.site().fit_on(job, static_cast<int>(n), free[n]);
+	return free;
+}
+
 std::optional<NodeCounts> place_job(const SchedulingContext &ctx, int job,
 				    int gpus)
 {
-	auto where = pack_gpus(ctx.free_gpus_per_node(), gpus);
+	if (ctx.site().active() && !ctx.site().admits(job, gpus))
+		return std::nullopt;
+	auto where = pack_gpus(usable_free(ctx, job), gpus);
 	if (!where)
 		return std::nullopt;
 	const Job &j = ctx.workload().jobs[job];

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "model/cluster.hpp"
+#include "model/site_usage.hpp"
 #include "profiler/profile_table.hpp"
 #include "model/workload.hpp"
 #include "policy/placement.hpp"
@@ -48,11 +49,15 @@ class SchedulingContext {
 	virtual const std::vector<int> &running() const = 0;
 	virtual const JobProgress &progress(int job) const = 0;
 	virtual const std::vector<int> &free_gpus_per_node() const = 0;
+	// What running jobs hold besides GPUs, and where a job fits as far as
+	// the site's limits go (the workload's site-limit columns).
+	virtual const SiteUsage &site() const = 0;
 
 	// Starts a pending job now on the given GPUs per node.  RET false, and
 	// nothing changes, when the job is not pending, a node lacks the free
-	// GPUs, the count is outside [gpus_min, gpus_max], or the profiles have
-	// no row for that count and spread.
+	// GPUs, the count is outside [gpus_min, gpus_max], the profiles have
+	// no row for that count and spread, or a site limit refuses it
+	// (SiteUsage: admits, fit_on).
 	virtual bool start(int job, const NodeCounts &where) = 0;
 	// Preempts a running job now, keeping its progress.  RET false when it
 	// is not running or still paying its restart overhead.

@@ -20,7 +20,7 @@ class Simulation final : public SchedulingContext {
 		  progress_(w.jobs.size()), free_(c.nodes, c.gpus_per_node),
 		  slot_busy_(static_cast<size_t>(c.total_gpus()), false),
 		  node_free_(static_cast<size_t>(c.gpus_per_node), false),
-		  starts_(w.jobs.size(), 0)
+		  starts_(w.jobs.size(), 0), site_(c, w)
 	{
 		for (int n = 0; n < c.nodes; n++)
 			free_[n] = c.gpus_of(n);
@@ -46,6 +46,7 @@ class Simulation final : public SchedulingContext {
 	{
 		return free_;
 	}
+	const SiteUsage &site() const override { return site_; }
 	bool start(int job, const NodeCounts &where) override;
 	bool stop(int job) override;
 	void wake_at(double t) override
@@ -66,6 +67,7 @@ class Simulation final : public SchedulingContext {
 	};
 
 	void close_segment(int job, double epochs);
+	NodeCounts where_of(const JobProgress &p) const;
 	double next_event() ;
 	static void insert_sorted(std::vector<int> &v, int x)
 	{
@@ -91,7 +93,20 @@ class Simulation final : public SchedulingContext {
 			    std::greater<Completion>> completions_;
 	std::priority_queue<double, std::vector<double>, std::greater<double>> wakes_;
 	Schedule schedule_;
+	SiteUsage site_;
 };
+
+NodeCounts Simulation::where_of(const JobProgress &p) const
+{
+	NodeCounts where;
+	for (int g : p.gpu_ids) { // node by node, ascending
+		int node = cluster_.node_of(g);
+		if (where.empty() || where.back().first != node)
+			where.emplace_back(node, 0);
+		where.back().second++;
+	}
+	return where;
+}
 
 bool Simulation::start(int job, const NodeCounts &where)
 {
@@ -109,6 +124,16 @@ bool Simulation::start(int job, const NodeCounts &where)
 	}
 	if (gpus < j.gpus_min || gpus > j.gpus_max)
 		return false;
+	// What slurmctld and cons_tres would refuse: the user's GPU limit, a
+	// license in use, a node off the job's list or without its CPUs and
+	// memory free.
+	if (site_.active()) {
+		if (!site_.admits(job, gpus))
+			return false;
+		for (auto [node, count] : where)
+			if (count > site_.fit_on(job, node, free_[node]))
+				return false;
+	}
 	auto epoch_s = profiles_.epoch_s(j.model, gpus, static_cast<int>(where.size()));
 	if (!epoch_s)
 		return false;
@@ -130,6 +155,7 @@ bool Simulation::start(int job, const NodeCounts &where)
 			p.gpu_ids.push_back(base + s);
 		}
 	}
+	site_.take(job, where);
 	p.state = JobProgress::State::Running;
 	p.gpus = gpus;
 	p.nodes = static_cast<int>(where.size());
@@ -163,6 +189,7 @@ void Simulation::close_segment(int job, double epochs)
 	}
 	p.epochs_done += epochs;
 	p.gpu_seconds += p.gpus * (now_ - p.segment_start_s);
+	site_.give_back(job, where_of(p));
 	for (int g : p.gpu_ids) {
 		slot_busy_[g] = false;
 		free_[cluster_.node_of(g)]++;

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <numeric>
 
+#include "model/site_usage.hpp"
+
 namespace omru {
 
 double time_tolerance_s(double v)
@@ -33,6 +35,8 @@ class Checker {
 			check_segment_shape(g);
 		check_jobs();
 		check_capacity();
+		if (w_.has_site_limits())
+			check_site_limits();
 		std::stable_sort(out_.begin(), out_.end(),
 				 [](const Violation &a, const Violation &b) {
 					 return a.line < b.line;
@@ -170,6 +174,69 @@ class Checker {
 							 seconds(x.t) + "; it has " +
 							 std::to_string(c_.gpus_of(n)));
 			}
+		}
+	}
+
+	// The same sweep over every segment for the site's limits: at each
+	// start, the segment's user and license must admit it and each node
+	// must hold its CPUs and memory beside the segments running there.
+	void check_site_limits()
+	{
+		struct Edge {
+			double t;
+			bool start;
+			const Segment *g;
+		};
+		std::vector<Edge> edges;
+		for (const Segment &g : s_)
+			if (g.end_s > g.start_s) {
+				edges.push_back({ g.start_s, true, &g });
+				edges.push_back({ g.end_s - time_tolerance_s(g.end_s), false, &g });
+			}
+		std::sort(edges.begin(), edges.end(), [](const Edge &a, const Edge &b) {
+			return a.t < b.t || (a.t == b.t && !a.start && b.start);
+		});
+		SiteUsage site(c_, w_);
+		std::vector<int> used(static_cast<size_t>(c_.nodes), 0); // GPUs
+		for (const Edge &x : edges) {
+			NodeCounts where;
+			for (int n : x.g->nodes)
+				if (n >= 0 && n < c_.nodes) {
+					auto it = std::find_if(where.begin(), where.end(),
+							       [n](const auto &e) { return e.first == n; });
+					if (it == where.end())
+						where.emplace_back(n, 1);
+					else
+						it->second++;
+				}
+			if (!x.start) {
+				site.give_back(x.g->job, where);
+				for (auto [n, count] : where)
+					used[n] -= count;
+				continue;
+			}
+			const Job &j = w_.jobs[x.g->job];
+			if (site.user_room(x.g->job) < x.g->gpus())
+				add(x.g, "its user " + w_.users[j.user] + " holds more than " +
+						 std::to_string(w_.user_gpus_max[j.user]) +
+						 " GPUs at " + seconds(x.t));
+			if (!site.license_free(x.g->job))
+				add(x.g, "license " + w_.licenses[j.license] +
+						 " is all in use at " + seconds(x.t));
+			// (GPUs beyond the node's are check_capacity's to report.)
+			for (auto [n, count] : where)
+				if (site.fit_on(x.g->job, n, std::max(count, c_.gpus_of(n) - used[n])) <
+				    count)
+					add(x.g, "node " + std::to_string(n) +
+							 (j.node_list.empty() ||
+									  std::binary_search(j.node_list.begin(),
+											     j.node_list.end(), n)
+								  ? " lacks the CPUs or memory it takes at "
+								  : " is not on its node_list at ") +
+							 seconds(x.t));
+			site.take(x.g->job, where);
+			for (auto [n, count] : where)
+				used[n] += count;
 		}
 	}
 

@@ -24,7 +24,10 @@ struct Violation {
 //    nodes), plus the restart overhead for every segment after the job's
 //    first;
 //  - the profiles have a row for the segment's count and spread, and the
-//    count lies in the job's [gpus_min, gpus_max].
+//    count lies in the job's [gpus_min, gpus_max];
+//  - with site limits (SiteUsage): at each segment's start its user's GPUs
+//    and its license are within the site's limits, its nodes are on its
+//    node_list and hold its CPUs and memory beside what runs there.
 // Times are compared with a tolerance of 1e-6 s + 1e-9 relative, epochs
 // with 1e-6 relative: arithmetic is exact only to rounding, and other
 // tools may write fewer digits.

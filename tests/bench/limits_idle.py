@@ -4,19 +4,23 @@
   limits_idle.py mix --seed S --jobs N --scale X --profiles P.csv > mix.csv
       The batch, generated from the seed (same seed, same batch): one row per
       job, in submission order.  See CLASSES below.
+  limits_idle.py sim-args
+      The omru-sim options that describe the site (nodes' CPUs and memory,
+      nobody's GPU limit, the license).
   limits_idle.py replay --mix mix.csv --sacct S --alloc A --sched omru|backfill
       What one run did (sacct with SLURM_TIME_FORMAT=%s; A: `scontrol -d -o
       show job` lines of running jobs, polled during the run): key=value
       lines (mean JCT, GPU utilisation, idle GPU-seconds while a pending job
       could have started, ...), then '#' lines naming the jobs that waited
       longest while they could have started; --trace FILE: each interval.
-  limits_idle.py workload --mix mix.csv --sacct S --sched omru|backfill --out PREFIX
-      omru-sim workloads of that run's real submission times: PREFIX.res.csv
-      (reservation jobs: node n4 only) and PREFIX.rest.csv (all others:
-      n1-n3).  omru: moldable jobs' range (counts that fit their time limit),
-      backfill: the user's own count.
-  limits_idle.py predict SCHEDULE.csv...
-      The latest end_s of omru-sim schedules (the predicted makespan).
+  limits_idle.py workload --mix mix.csv --sacct S --sched omru|backfill > W.csv
+      The omru-sim workload of that run's real submission times with the
+      site's limits as its columns (doc/sim-formats.md, Site limits): node
+      lists (reservation jobs n4, the others n1-n3, 'fa|fb' n1-n2), CPUs
+      and memory, --exclusive, the license and each job's user; run it with
+      `omru-sim --cluster 4x4` and limits_idle.py's SIM_ARGS.  omru:
+      moldable jobs' range (counts that fit their time limit), backfill: the
+      user's own count.
 
 The cluster (scripts/cluster/start.sh's defaults plus what slurm-limits.sh
 sets up; keep them in step): nodes n1..n4, 4 GPUs, 16 CPUs and 16,000 MB
@@ -415,33 +419,44 @@ def cmd_replay(a):
                  j.state))
 
 
+# omru-sim's options for the site (keep in step with the constants above).
+SIM_ARGS = ['--node-cpus', str(CPUS), '--node-mem-mb', str(MEM),
+            '--user-gpus', 'nobody=%d' % QOS_CAP, '--licenses', 'lic=%d' % LICENSES]
+
+
 def cmd_workload(a):
     mix = read_mix(a.mix)
     acct = read_sacct(a.sacct)
     t0 = min(acct[r['name']]['submit'] for r in mix)
-    files = {'res': open(a.out + '.res.csv', 'w'), 'rest': open(a.out + '.rest.csv', 'w')}
-    for f in files.values():
-        f.write('job_id,submit_s,model,epochs,gpus,gpus_min,gpus_max\n')
+    w = csv.writer(sys.stdout, lineterminator='\n')
+    w.writerow(['job_id', 'submit_s', 'model', 'epochs', 'gpus', 'gpus_min', 'gpus_max',
+                'user', 'node_list', 'cpus_per_gpu', 'mem_mb', 'mem_per_cpu_mb',
+                'exclusive', 'license'])
     for r in mix:
         g = int(r['gpus'])
         if a.sched == 'omru' and r['moldable'] == '1':
             lo, hi = int(r['cmin_ok']), int(r['gmax'])
         else:
             lo, hi = g, g
-        f = files['res' if r['reservation'] else 'rest']
-        f.write('%s,%d,%s,%s,%d,%d,%d\n' % (r['name'], acct[r['name']]['submit'] - t0,
-                                            r['model'], r['epochs'], min(max(g, lo), hi), lo, hi))
-    for f in files.values():
-        f.close()
+        if r['reservation']:
+            nodes = RES_NODES
+        else:
+            want = set(r['constraint'].split('|')) if r['constraint'] else None
+            nodes = [n for n in NODES if n not in RES_NODES
+                     and (want is None or FEATURES[n] & want)]
+        mem = int(r['mem'])
+        # A CPU per GPU (select/omru's CpusPerGpu=1; cons_tres gives one
+        # per node, which binds no sooner on these nodes), DefMemPerCPU
+        # for jobs without --mem.
+        w.writerow([r['name'], acct[r['name']]['submit'] - t0, r['model'], r['epochs'],
+                    min(max(g, lo), hi), lo, hi, r['user'],
+                    ';'.join(str(NODES.index(n)) for n in nodes),
+                    int(r['cpg']) or 1, mem or '', '' if mem else MEM_PER_CPU,
+                    r['excl'], 'lic' if r['lic'] == '1' else ''])
 
 
-def cmd_predict(a):
-    end = 0.0
-    for path in a.schedules:
-        with open(path) as f:
-            for r in csv.DictReader(l for l in f if not l.startswith('#')):
-                end = max(end, float(r['end_s']))
-    print('%.0f' % end)
+def cmd_sim_args(a):
+    print(' '.join(SIM_ARGS))
 
 
 def main():
@@ -456,6 +471,7 @@ def main():
     m.add_argument('--profiles', required=True)
     m.add_argument('--work', default='4500-18000',
                    help='profiled seconds of one job on one GPU, LO-HI (log-uniform)')
+    sub.add_parser('sim-args')
     r = sub.add_parser('replay')
     for s in (r, sub.add_parser('workload')):
         s.add_argument('--mix', required=True)
@@ -465,12 +481,9 @@ def main():
     r.add_argument('--trace', help='one line per interval with pending jobs: '
                    'seconds from the first submission, length, free GPUs/CPUs/MB '
                    'per node, pending jobs -> those started on paper')
-    sub.choices['workload'].add_argument('--out', required=True)
-    pr = sub.add_parser('predict')
-    pr.add_argument('schedules', nargs='+')
     a = p.parse_args()
     {'mix': cmd_mix, 'replay': cmd_replay, 'workload': cmd_workload,
-     'predict': cmd_predict}[a.cmd](a)
+     'sim-args': cmd_sim_args}[a.cmd](a)
 
 
 if __name__ == '__main__':

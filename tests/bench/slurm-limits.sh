@@ -34,9 +34,10 @@
 # killed at their time limit and jobs not COMPLETED (both must be 0), for
 # select/omru the "planned start ... refused by cons_tres" lines in
 # slurmctld.log, how many (job, nodes) were refused twice, and the plugin's
-# error lines; omru-sim's prediction of each run (the same jobs, counts and
-# real submission times; reservation jobs on a 1x4 cluster, the others on
-# 3x4, the later end; the other limits unmodelled) and real / predicted;
+# error lines; omru-sim's prediction of each run (the same jobs, counts,
+# real submission times and limits: node lists, CPUs, memory, --exclusive,
+# nobody's GPU limit and the license, as omru-sim's site limits) and
+# real / predicted;
 # and omru / backfill for makespan (goal <= 0.85) and idle GPU-seconds
 # (goal <= 1).  Reports, never asserts.  Needs root and a build.
 #
@@ -212,17 +213,17 @@ replay() {
 # val NAME KEY: a value of OUT/NAME.replay.
 val() { sed -n "s/^$2=//p" "$out/$1.replay"; }
 
-# predict NAME POLICY [ARGS]: omru-sim's makespan of run NAME's jobs and
-# submission times (reservation jobs on 1x4, the others on 3x4).
+# predict NAME POLICY [ARGS]: omru-sim's makespan of run NAME's jobs,
+# submission times and the site's limits (limits_idle.py workload).
 predict() {
   local name=$1 policy=$2 kind=omru
   shift 2
   [ "$policy" = omru ] || kind=backfill
   python3 "$helper" workload --mix "$out/mix.csv" --sacct "$out/$name.sacct" \
-    --sched "$kind" --out "$out/$name.sim"
-  bench_sim 1x4 "$policy" "$out/$name.sim.res.csv" --schedule-out "$work/$name.res.sched" "$@" >/dev/null
-  bench_sim 3x4 "$policy" "$out/$name.sim.rest.csv" --schedule-out "$work/$name.rest.sched" "$@" >/dev/null
-  python3 "$helper" predict "$work/$name.res.sched" "$work/$name.rest.sched"
+    --sched "$kind" >"$out/$name.sim.csv"
+  # shellcheck disable=SC2046 # the site's options, one word each
+  bench_sim 4x4 "$policy" "$out/$name.sim.csv" $(python3 "$helper" sim-args) "$@" |
+    python3 -c 'import json, sys; print("%.0f" % json.load(sys.stdin)["makespan_s"])'
 }
 
 echo "# slurm-limits: $njobs jobs (seed $seed) on 4x4, select/omru vs cons_tres+backfill" \

@@ -1,6 +1,8 @@
 // loader_model.cpp - see loader_model.hpp.
 #include "profiler/loader_model.hpp"
 
+#include "model/report_bounds.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -25,12 +27,14 @@ std::optional<LoaderModel> LoaderModel::fit(const LoaderSample &s,
 			*why = reason;
 		return std::nullopt;
 	};
-	if (s.workers < 1)
-		return refuse("no loader workers");
-	if (!(s.samples_s > 0) || !std::isfinite(s.samples_s))
-		return refuse("samples/s is not a positive number");
-	if (!(s.worker_rate > 0) || !std::isfinite(s.worker_rate))
-		return refuse("the per-worker rate is not a positive number");
+	// Ranges: doc/report-bounds.md.  A rate near 0 would make the peak
+	// rate 0 and every share's score NaN.
+	if (s.workers < 1 || s.workers > bounds::kWorkersMax)
+		return refuse("loader workers outside 1..4096");
+	if (!bounds::samples_s_ok(s.samples_s))
+		return refuse("samples/s outside 1e-3..1e9");
+	if (!bounds::samples_s_ok(s.worker_rate))
+		return refuse("the per-worker rate is outside 1e-3..1e9 samples/s");
 	if (!(s.wait_fraction >= 0 && s.wait_fraction < 1))
 		return refuse("the data-wait fraction is not in [0, 1)");
 	// The workers cannot have delivered more than they can make: a task

@@ -1,6 +1,8 @@
 // profile_store.cpp - see profile_store.hpp.
 #include "profiler/profile_store.hpp"
 
+#include "model/report_bounds.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -80,8 +82,8 @@ std::string row_error(const StoreRow &r)
 		return "gpus " + std::to_string(r.gpus) + ": expected 1..65536";
 	if (r.nodes < 0 || r.nodes > r.gpus)
 		return "nodes " + std::to_string(r.nodes) + ": expected 0..gpus";
-	if (!std::isfinite(r.epoch_s) || !(r.epoch_s > 0) || r.epoch_s > 1e9)
-		return "epoch_s: expected a number in (0, 1e9]";
+	if (!bounds::epoch_s_ok(r.epoch_s))
+		return "epoch_s: expected a number in [1e-4, 1e7]";
 	if (r.when < 0)
 		return "when: expected unix seconds >= 0";
 	return "";

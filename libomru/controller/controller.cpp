@@ -287,10 +287,16 @@ void Controller::plan(const Snapshot &snap, double time_cap_ms)
 		if (j.running && j.elastic && j.phase)
 			resizes_.note_phase(j.job_id, *j.phase);
 		if (j.running && j.resumed_at_s > 0)
-			if (auto line = resizes_.note_resumed(j.job_id, j.resumed_at_s))
+			if (auto line = resizes_.note_resumed(j.job_id, j.resumed_at_s, snap.now_s))
 				notes_.push_back(std::move(*line));
 	}
 	BuiltInput b = build_plan_input(snap, book_for, st, &resizes_);
+	for (const auto &u : b.unpriced)
+		if (unpriced_logged_.insert(u).second)
+			notes_.push_back("the profile rows of user " + std::to_string(u.first) +
+					 " for model " + u.second +
+					 " give epoch times the plan cannot price: that user's "
+					 "jobs of the model are planned as unprofiled");
 	std::unordered_map<uint32_t, Decision> out;
 	planner::Plan plan;
 	if (!b.in.jobs.empty()) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -170,6 +171,8 @@ class Controller {
 	ResizeBook resizes_;
 	std::vector<StopRequest> stops_;
 	std::vector<std::string> notes_;
+	// (uid, model) already logged as unpriceable, so the log says it once.
+	std::set<std::pair<uint32_t, std::string>> unpriced_logged_;
 };
 
 } // namespace controller

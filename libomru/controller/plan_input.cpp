@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <set>
 
 namespace omru {
 namespace controller {
@@ -15,6 +16,11 @@ namespace {
 // hand its GPUs out now, and the periodic re-plan moves the guess on.
 constexpr double kOverdueFraction = 0.1;
 constexpr double kOverdueMinS = 10;
+
+// Whether the planner can price an epoch time: a user's rows that the
+// speed model turns into 0, inf or NaN must not reach check_plan_input,
+// which would fail the plan for every job (doc/report-bounds.md).
+bool priced(double epoch_s) { return epoch_s > 0 && std::isfinite(epoch_s); }
 
 double runtime_of(const JobSnap &j)
 {
@@ -69,6 +75,9 @@ class Builder {
 	SpeedBook &book_of(const JobSnap &j) const { return book_for_(j.uid); }
 	const SpeedModel *speed_of(SpeedBook &b) { return b.model_for(nodes_, gpn_); }
 	int model_of(const JobSnap &j) const;
+	// The job's model gave a time the plan cannot price: its jobs are
+	// planned as unprofiled from now on in this input (model_of -1).
+	void unpriceable(const JobSnap &j, int m);
 	// What a pipeline-hybrid split makes of the job's epoch time at g
 	// GPUs over k nodes (1: data parallelism).
 	double split_factor(const JobSnap &j, int g, int k) const
@@ -116,6 +125,7 @@ class Builder {
 	std::map<CurveKey, int> unlimited_of_;
 	std::map<LimitedKey, int> curves_;
 	std::map<std::vector<int>, int> sets_;
+	std::set<std::pair<const SpeedBook *, int>> unpriceable_;
 	BuiltInput out_;
 };
 
@@ -125,7 +135,15 @@ int Builder::model_of(const JobSnap &j) const
 	if (!j.omru || !(j.epochs > 0) || !b.profiles() ||
 	    !b.model_for(nodes_, gpn_))
 		return -1;
-	return b.profiles()->model_id(j.model);
+	int m = b.profiles()->model_id(j.model);
+	return m >= 0 && unpriceable_.count({ &b, m }) ? -1 : m;
+}
+
+void Builder::unpriceable(const JobSnap &j, int m)
+{
+	SpeedBook &b = book_of(j);
+	if (unpriceable_.insert({ &b, m }).second)
+		out_.unpriced.push_back({ j.uid, j.model });
 }
 
 int Builder::unlimited(const JobSnap &j)
@@ -162,9 +180,14 @@ int Builder::unlimited(const JobSnap &j)
 			continue;
 		std::vector<double> by_nodes(std::min(g, nodes_) + 1, planner::kNoRow);
 		// Without a profile, spreading is not free either.
-		for (int k = kmin; k <= kmax; k++)
+		for (int k = kmin; k <= kmax; k++) {
 			by_nodes[k] = m >= 0 ? model->spread(m, g, k).epoch_s * split_factor(j, g, k)
 					     : runtime * std::pow(settings_.spread_cost, k - kmin);
+			if (m >= 0 && !priced(by_nodes[k])) {
+				unpriceable(j, m);
+				return unlimited(j); // now as an unprofiled job
+			}
+		}
 		cv.gpus.push_back(g);
 		cv.epoch_s.push_back(std::move(by_nodes));
 	}
@@ -358,6 +381,11 @@ void Builder::add_held(const JobSnap &j, const Resize &r)
 		pj.gpus += n;
 	int m = model_of(j);
 	int span = static_cast<int>(r.where.size());
+	if (m >= 0 && span >= min_nodes(r.to_gpus) && span <= std::min(r.to_gpus, nodes_) &&
+	    !priced(speed_of(book_of(j))->spread(m, r.to_gpus, span).epoch_s)) {
+		unpriceable(j, m);
+		m = -1;
+	}
 	if (m >= 0 && span >= min_nodes(r.to_gpus) && span <= std::min(r.to_gpus, nodes_)) {
 		pj.epoch_s = speed_of(book_of(j))->spread(m, r.to_gpus, span).epoch_s;
 		pj.epochs_at_progress_start = epochs_left(j);
@@ -395,12 +423,18 @@ void Builder::add_running(const JobSnap &j)
 	pj.need = j.need;
 	if (j.holding.size() == j.where.size())
 		pj.holding = j.holding;
+	(void) unlimited(j); // first: it marks a model the plan cannot price
 	int m = model_of(j);
 	int span = static_cast<int>(j.where.size());
 	double end;
 	double left_now = 0; // epochs left now, as predicted (0: unknown)
-	if (m >= 0 && span <= std::min(j.gpus, nodes_) && span >= min_nodes(j.gpus) &&
-	    j.gpus <= total_) {
+	bool spans = span <= std::min(j.gpus, nodes_) && span >= min_nodes(j.gpus) &&
+		     j.gpus <= total_;
+	if (m >= 0 && spans && !priced(speed_of(book_of(j))->spread(m, j.gpus, span).epoch_s)) {
+		unpriceable(j, m);
+		m = -1;
+	}
+	if (m >= 0 && spans) {
 		pj.epoch_s = speed_of(book_of(j))->spread(m, j.gpus, span).epoch_s;
 		pj.epochs_at_progress_start = epochs_left(j);
 		end = j.start_s + pj.epochs_at_progress_start * pj.epoch_s;
@@ -426,6 +460,7 @@ void Builder::add_running(const JobSnap &j)
 
 void Builder::add_pending(const JobSnap &j)
 {
+	(void) unlimited(j); // first: it marks a model the plan cannot price
 	int m = model_of(j);
 	int c = j.eligible.empty() ? -1 : curve(j, pending_limit(j, m));
 	if (c < 0) {

@@ -93,6 +93,10 @@ struct BuiltInput {
 	// Pending jobs the plan cannot model (no count fits, no eligible
 	// node): cons_tres decides for them alone.
 	std::vector<uint32_t> unmodelled;
+	// (uid, model) whose speed model gave a time the plan cannot price
+	// (0, inf, NaN from a user's rows): that user's jobs of the model are
+	// planned as unprofiled, everyone else's as usual.
+	std::vector<std::pair<uint32_t, std::string>> unpriced;
 };
 
 // The site's profiles, fitted for one cluster shape.  Rebuilt when the

@@ -56,13 +56,16 @@ std::optional<Resize> ResizeBook::started(uint32_t job_id, double now_s)
 	return r;
 }
 
-std::optional<std::string> ResizeBook::note_resumed(uint32_t job_id, double at_s)
+std::optional<std::string> ResizeBook::note_resumed(uint32_t job_id, double at_s,
+						   double now_s)
 {
 	auto it = restarting_.find(job_id);
 	// Before the start: a value an earlier run of the job left.
 	if (it == restarting_.end() || !(at_s >= it->second.asked_s + it->second.cost_s))
 		return std::nullopt;
 	const Resize &r = it->second;
+	// The job's word, bounded by slurmctld's clock (header).
+	at_s = std::min({ at_s, now_s, r.asked_s + r.cost_s + s_.grace_s });
 	double full = at_s - r.asked_s, more = full - r.cost_s;
 	by_model_[r.model].sum += more;
 	all_.sum += more;

@@ -109,11 +109,15 @@ class ResizeBook {
 	// Not resizable now: refused, or resumed less than twice its
 	// restart cost ago.
 	bool resting(uint32_t job_id, double now_s) const;
-	// A resumed job's trainer trains again since `at_s` (Unix seconds).
-	// RET a log line when that completes its restart cost (the first
-	// report after a resize; older values, from an earlier run, are
-	// ignored).
-	std::optional<std::string> note_resumed(uint32_t job_id, double at_s);
+	// A resumed job's trainer trains again since `at_s` (Unix seconds,
+	// the job's word), seen by slurmctld at `now_s`.  RET a log line when
+	// that completes its restart cost (the first report after a resize;
+	// older values, from an earlier run, are ignored).  The time is
+	// bounded by slurmctld's own clock: no later than now_s, and the part
+	// after the job's start no longer than ElasticGrace (a trainer that
+	// takes longer is an outlier, not what a resize of its model costs;
+	// doc/report-bounds.md).
+	std::optional<std::string> note_resumed(uint32_t job_id, double at_s, double now_s);
 	// A running job's phase signal: once it says late, the job stays late
 	// (its requeued run starts its windows anew; the loss does not go
 	// back to its early fall).

@@ -1,5 +1,6 @@
 // admin_comment.cpp - see admin_comment.hpp.
 #include "model/admin_comment.hpp"
+#include "model/report_bounds.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -47,7 +48,7 @@ bool parse_seconds(std::string_view s, double &out)
 		return false;
 	auto r = std::from_chars(s.data(), s.data() + s.size(), out);
 	return r.ec == std::errc() && r.ptr == s.data() + s.size() &&
-	       std::isfinite(out) && out > 0 && out <= 1e9;
+	       bounds::epoch_s_ok(out);
 }
 
 // Splits on commas; an empty list or an empty item is not allowed.
@@ -192,8 +193,8 @@ Parsed<std::vector<CommentRow>> parse_comment_rows(std::string_view value)
 		    !parse_seconds(item.substr(colon + 1), r.epoch_s))
 			return R::fail("profile row '" + std::string(item) +
 				       "': expected GPUS@NODES:EPOCH_S (1 <= GPUS "
-				       "<= 65536, 0 <= NODES <= GPUS, 0 < EPOCH_S "
-				       "<= 1e9)");
+				       "<= 65536, 0 <= NODES <= GPUS, 1e-4 <= EPOCH_S "
+				       "<= 1e7)");
 		rows.push_back(r);
 	}
 	return rows;

@@ -1,5 +1,6 @@
 // measured_rows.cpp - see measured_rows.hpp.
 #include "model/measured_rows.hpp"
+#include "model/report_bounds.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -73,8 +74,8 @@ Parsed<std::vector<CommentRow>> measured_rows(std::string_view csv,
 							    std::to_string(max_nodes));
 			}
 			double e = r.positive_double(ce);
-			if (!(e <= 1e9))
-				r.fail(ce, "epoch_s above 1e9");
+			if (!bounds::epoch_s_ok(e))
+				r.fail(ce, "epoch_s outside 1e-4..1e7 seconds");
 			rows[{ g, k }] = e;
 		}
 		if (rows.size() > kMaxCommentRows)
@@ -118,9 +119,9 @@ metrics_summary(std::string_view jsonl)
 		if (std::isfinite(v) && v >= lo && v <= hi)
 			out.emplace_back(key, number(v, prec));
 	};
-	add("epoch_s", json_number(last, "epoch_s"), 0, 1e9, 4);
+	add("epoch_s", json_number(last, "epoch_s"), bounds::kEpochSMin, bounds::kEpochSMax, 4);
 	add("epochs_done", json_number(last, "epoch"), 0, 1e9, 9);
-	add("samples_s", json_number(last, "samples_per_s"), 0, 1e12, 4);
+	add("samples_s", json_number(last, "samples_per_s"), 0, bounds::kSamplesSMax, 4);
 	add("data_wait", json_number(last, "data_wait_fraction"), 0, 1, 3);
 	add("workers", json_number(last, "loader_workers"), 0, 1e6, 6);
 	add("profile_s", profile_s, 0, 1e9, 4);

@@ -2,6 +2,7 @@
 #include "policy/loader_allocator.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace omru {
@@ -81,6 +82,8 @@ LoaderShares allocate_loader_workers(const std::vector<LoaderJob> &jobs, int cpu
 		for (int w = 1; w <= usable_workers(j); w++) {
 			int cost = w * j.tasks;
 			double v = j.model.normalised(w);
+			if (!std::isfinite(v))
+				v = 0; // a model without a number gains nothing
 			for (int b = cost; b <= cpus; b++) {
 				if (best[b - cost] == none)
 					continue;
@@ -98,6 +101,8 @@ LoaderShares allocate_loader_workers(const std::vector<LoaderJob> &jobs, int cpu
 	for (int b = 0; b <= cpus; b++)
 		if (best[b] != none && (at < 0 || best[b] > best[at] + kTie))
 			at = b;
+	if (at < 0) // cannot happen with finite values; never index with it
+		return finish(jobs, std::vector<int>(n, 1));
 	std::vector<int> w(n);
 	for (size_t i = n; i-- > 0;) {
 		w[i] = pick[i][at];

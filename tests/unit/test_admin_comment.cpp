@@ -388,21 +388,25 @@ END_TEST
 
 START_TEST(test_row_bounds_are_accepted)
 {
-	std::vector<CommentRow> r = rows_of("65536@65536:1e9,1@0:0.001");
+	std::vector<CommentRow> r = rows_of("65536@65536:1e7,1@0:0.0001");
 	ck_assert_int_eq(r[0].gpus, 65536);
 	ck_assert_int_eq(r[0].nodes, 65536);
-	ck_assert_double_eq(r[0].epoch_s, 1e9);
-	ck_assert_double_eq(r[1].epoch_s, 0.001);
+	ck_assert_double_eq(r[0].epoch_s, 1e7);
+	ck_assert_double_eq(r[1].epoch_s, 0.0001);
+	// Beyond them (doc/report-bounds.md): refused, never stored.  1e-300
+	// next to 1e9 made a spread ratio of inf that failed every plan.
+	for (const char *bad : { "2@1:1e-300", "2@2:1e9", "1@1:0.00009", "1@1:1.1e7" })
+		ck_assert_msg(contains(rows_error(bad), "1e-4 <= EPOCH_S <= 1e7"), "%s", bad);
 }
 END_TEST
 
 START_TEST(test_rows_format_and_read_back)
 {
 	std::vector<CommentRow> rows = { { 1, 1, 20.5 }, { 2, 1, 11 },
-					 { 4, 0, 0.1 }, { 8, 2, 1e9 },
+					 { 4, 0, 0.1 }, { 8, 2, 1e7 },
 					 { 3, 3, 123456.789012345 } };
 	const std::string text = format_comment_rows(rows);
-	ck_assert_string_eq(text, "1@1:20.5,2@1:11,4@0:0.1,8@2:1e+09,"
+	ck_assert_string_eq(text, "1@1:20.5,2@1:11,4@0:0.1,8@2:1e+07,"
 				  "3@3:123456.789012345");
 	std::vector<CommentRow> back = rows_of(text);
 	ck_assert_int_eq(back.size(), rows.size());
@@ -420,7 +424,7 @@ START_TEST(test_row_without_at_or_colon_is_refused_naming_it)
 	ck_assert_string_eq(rows_error("1@1:2,4:3"),
 			    "profile row '4:3': expected GPUS@NODES:EPOCH_S "
 			    "(1 <= GPUS <= 65536, 0 <= NODES <= GPUS, "
-			    "0 < EPOCH_S <= 1e9)");
+			    "1e-4 <= EPOCH_S <= 1e7)");
 	ck_assert(contains(rows_error("4@1"), "'4@1'"));
 	ck_assert(contains(rows_error("4:1@2"), "'4:1@2'")); // ':' before '@'
 }

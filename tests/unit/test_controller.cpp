@@ -18,6 +18,7 @@
 #include "controller/plan_state.hpp"
 #include "controller/site_profiles.hpp"
 #include "model/csv_table.hpp"
+#include "planner/planner.hpp"
 #include "omru/omru_ctl.h"
 
 using namespace omru;
@@ -143,6 +144,32 @@ START_TEST(test_known_model_gets_every_count_of_its_range)
 	ck_assert_double_eq(b.in.jobs[0].remaining_epochs, 10);
 	ck_assert_int_eq(b.model[0], 0);
 	ck_assert(!b.in.reuse);
+}
+END_TEST
+
+START_TEST(test_a_users_unpriceable_rows_change_only_that_users_plan)
+{
+	// uid 1000's own rows for resnet make an epoch time of inf when its
+	// job spreads (as 1e-300 next to 1e9 once made a spread ratio of
+	// inf; the store's bounds now refuse such rows, this guard stays):
+	// that job is planned as unprofiled,
+	// uid 1001's job of the same model as before, and the plan is made.
+	Snapshot s = resnet_of_two_users_and_a_plain_job();
+	s.jobs[0].gpus_max = 4; // 2 GPUs over 2 nodes: 1.6e308 x the spread cost
+	SpeedBook bad(profiles("model,gpus,epoch_s\nresnet,1,1.6e308\nresnet,2,1.6e308\n"
+			       "resnet,4,1.6e308\n"));
+	SpeedBook good(profiles(kResnet));
+	BookFor book_for = [&](uint32_t uid) -> SpeedBook & {
+		return uid == 1000 ? bad : good;
+	};
+	BuiltInput b = build_plan_input(s, book_for, {});
+	ck_assert_int_eq(b.in.jobs.size(), 3);
+	for (size_t j = 0; j < b.in.jobs.size(); j++)
+		ck_assert_int_eq(b.model[j], (b.job_ids[j] == 2 ? 0 : -1));
+	ck_assert_int_eq(b.unpriced.size(), 1);
+	ck_assert_int_eq(b.unpriced[0].first, 1000);
+	ck_assert_str_eq(b.unpriced[0].second.c_str(), "resnet");
+	planner::check_plan_input(b.in); // does not throw
 }
 END_TEST
 
@@ -980,6 +1007,7 @@ int main(void)
 	TCase *tc = tcase_create("controller");
 	tcase_add_test(tc, test_known_model_gets_every_count_of_its_range);
 	tcase_add_test(tc, test_c_api_counts_on_pipeline_splits_of_profiled_models);
+	tcase_add_test(tc, test_a_users_unpriceable_rows_change_only_that_users_plan);
 	tcase_add_test(tc, test_unknown_model_runs_its_minimum_for_its_time_limit);
 	tcase_add_test(tc, test_plain_job_is_rigid_and_priced_at_its_time_limit);
 	tcase_add_test(tc, test_plain_job_without_limit_uses_the_default_runtime);

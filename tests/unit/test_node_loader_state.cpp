@@ -135,6 +135,12 @@ START_TEST(test_bad_entries_and_reports_are_refused)
 		"workers=2 workers=2 samples_s=100 wait=0.4 rate=50",
 		"workers=2 samples_s=100\nwait=0.4 rate=50",
 		"workers=2,5 samples_s=100 wait=0.4 rate=50",
+		// Out of doc/report-bounds.md's ranges: 1e-309 made the peak
+		// rate 0 and every share's score NaN.
+		"workers=2 samples_s=1e-309 wait=0.4 rate=50",
+		"workers=2 samples_s=100 wait=0.4 rate=1e-309",
+		"workers=2 samples_s=2e9 wait=0 rate=2e9",
+		"workers=5000 samples_s=100 wait=0.4 rate=50",
 	};
 	for (const char *t : reports)
 		ck_assert_msg(!parse_loader_report(t).ok(), "accepted '%s'", t);
@@ -144,6 +150,7 @@ START_TEST(test_bad_entries_and_reports_are_refused)
 	const char *fields[] = {
 		"", "2:100:0.4", "2:100:0.4:50:1", "2:100:1.4:50", "0:100:0.4:50",
 		"2:nan:0.4:50", "2:100:0.4:", ":100:0.4:50", "2:100:0.4:50 ", "x:100:0.4:50",
+		"2:1e-309:0.4:50",
 	};
 	for (const char *t : fields)
 		ck_assert_msg(!parse_loader_field(t).ok(), "accepted '%s'", t);

@@ -9,6 +9,8 @@
 // state file).
 #include "check_cxx.hpp"
 
+#include <cmath>
+
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -488,16 +490,41 @@ START_TEST(test_the_cost_runs_until_the_trainer_trains_again)
 	ck_assert(b.ended(1, true, 1002));
 	ck_assert(b.started(1, 1012).has_value()); // 12 s to the start
 	ck_assert_double_eq_tol(b.priced_cost_s("fast"), 12 * 1.1, 1e-9);
-	ck_assert(!b.note_resumed(1, 990).has_value()); // an earlier run's
-	auto line = b.note_resumed(1, 1015);
+	ck_assert(!b.note_resumed(1, 990, 1015).has_value()); // an earlier run's
+	auto line = b.note_resumed(1, 1015, 1015);
 	ck_assert(line.has_value());
 	ck_assert_str_eq(line->c_str(), "job 1 trains again after its resize 1 -> 4 GPUs: "
 					"restart cost 15 s (12 s to its start, 3 s to resume)");
 	ck_assert_double_eq_tol(b.priced_cost_s("fast"), 15 * 1.1, 1e-9);
 	ck_assert_double_eq_tol(b.measured().second, 15, 1e-9);
-	ck_assert(!b.note_resumed(1, 1020).has_value()); // counted once
+	ck_assert(!b.note_resumed(1, 1020, 1020).has_value()); // counted once
 	ck_assert(b.resting(1, 1044) && !b.resting(1, 1046)); // 2 x 15 s from 1015
-	ck_assert(!b.note_resumed(2, 1020).has_value()); // never resized
+	ck_assert(!b.note_resumed(2, 1020, 1020).has_value()); // never resized
+}
+END_TEST
+
+START_TEST(test_a_forged_resume_time_cannot_raise_the_restart_cost)
+{
+	// The job's trainer says it resumed 10^11 s from now: the cost is
+	// bounded by slurmctld's clock (now) and by ElasticGrace after the
+	// start, so the model's price and every other model's stay sane.
+	ResizeSettings rs = settings(10).resize;
+	ResizeBook b(rs);
+	ck_assert(b.request(resize(1, "fast", 1, 4, 1000)));
+	ck_assert(b.ended(1, true, 1002));
+	ck_assert(b.started(1, 1012).has_value());
+	ck_assert(b.note_resumed(1, 1e11, 1020).has_value());
+	ck_assert_double_eq_tol(b.measured().second, 20, 1e-9); // now, not 1e11
+	ResizeBook c(rs);
+	ck_assert(c.request(resize(1, "fast", 1, 4, 1000)));
+	ck_assert(c.ended(1, true, 1002));
+	ck_assert(c.started(1, 1012).has_value());
+	ck_assert(c.note_resumed(1, 1e6, 1e6).has_value()); // seen much later
+	ck_assert_double_eq_tol(c.measured().second, 12 + rs.grace_s, 1e-9);
+	ck_assert(std::isfinite(c.priced_cost_s("other")) &&
+		  c.priced_cost_s("other") <= (12 + rs.grace_s) * 1.1 + 1e-9);
+	std::string text = format_resize_state(c.state());
+	ck_assert(parse_resize_state(text, "resize_state").ok()); // reloads
 }
 END_TEST
 
@@ -537,7 +564,7 @@ START_TEST(test_the_book_survives_a_restart_through_its_state_file)
 	ck_assert_double_eq_tol(done->cost_s, 13, 1e-9);
 	// Job 1's trainer trains again 4 s after its start (restored as
 	// restarting): its cost becomes 16 s, the model's mean with it.
-	ck_assert(b.note_resumed(1, 1016).has_value());
+	ck_assert(b.note_resumed(1, 1016, 1020).has_value());
 	ck_assert_double_eq_tol(b.priced_cost_s("fast"), 16 * 1.1, 1e-9);
 
 	for (const char *bad : {
@@ -652,6 +679,7 @@ int main(void)
 	tcase_add_test(tc, test_the_resume_grace_counts_from_when_slurm_frees_the_job);
 	tcase_add_test(tc, test_a_late_phase_job_is_shrunk_so_a_waiting_job_starts);
 	tcase_add_test(tc, test_the_cost_runs_until_the_trainer_trains_again);
+	tcase_add_test(tc, test_a_forged_resume_time_cannot_raise_the_restart_cost);
 	tcase_add_test(tc, test_the_book_survives_a_restart_through_its_state_file);
 	tcase_add_test(tc, test_c_api_keeps_the_record_and_adds_the_resize);
 	suite_add_tcase(s, tc);

@@ -177,12 +177,44 @@ void ProfileStore::enforce(uint32_t uid, const std::string &model)
 		return out;
 	};
 	auto ms = user_models(uid);
-	while (ms.size() > limits_.models_per_user) {
+	while (uid != kSiteUid && ms.size() > limits_.models_per_user) {
 		auto old = std::min_element(ms.begin(), ms.end(), [](auto a, auto b) {
 			return a->second.newest() < b->second.newest();
 		});
 		entries_.erase(*old);
 		ms.erase(old);
+	}
+	// The user's lines: the oldest row of any of its models goes first,
+	// then (only corrections and loader demands left) its stalest model.
+	size_t cap = uid == kSiteUid ? limits_.site_lines : limits_.lines_per_user;
+	auto lines_of = [](const Entry &e) {
+		return e.rows.size() + (e.factor != 1) + (e.loader_need != 0);
+	};
+	size_t lines = 0;
+	for (auto e : user_models(uid))
+		lines += lines_of(e->second);
+	while (lines > cap) {
+		auto ms_now = user_models(uid);
+		std::map<Key, Entry>::iterator in = entries_.end();
+		std::map<std::pair<int, int>, StoreRow>::iterator oldest;
+		for (auto e : ms_now)
+			for (auto r = e->second.rows.begin(); r != e->second.rows.end(); ++r)
+				if (in == entries_.end() ||
+				    std::make_pair(r->second.when, r->second.job_id) <
+					    std::make_pair(oldest->second.when, oldest->second.job_id))
+					in = e, oldest = r;
+		if (in != entries_.end()) {
+			in->second.rows.erase(oldest);
+			lines--;
+			if (lines_of(in->second) == 0)
+				entries_.erase(in);
+			continue;
+		}
+		auto stale = std::min_element(ms_now.begin(), ms_now.end(), [](auto a, auto b) {
+			return a->second.newest() < b->second.newest();
+		});
+		lines -= lines_of((*stale)->second);
+		entries_.erase(*stale);
 	}
 	std::vector<uint32_t> us = users();
 	us.erase(std::remove(us.begin(), us.end(), kSiteUid), us.end());

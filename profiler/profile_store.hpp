@@ -77,13 +77,24 @@ struct StoreOp {
 // A loader demand is 1..kMaxLoaderNeed workers per task.
 constexpr int kMaxLoaderNeed = 256;
 
-// The bounds: rows per (user, model), models per user, users.  An entry
-// with only a correction or a loader demand counts as a model.
+// The bounds: rows per (user, model), models per user, users, and the
+// lines of the file one user's data and the site's may take (a row, a
+// correction and a loader demand are a line each).  An entry with only a
+// correction or a loader demand counts as a model.  Lines are at most
+// kMaxStoreLineBytes, so the defaults keep a full store within the load
+// cap (store_file.hpp, kMaxStoreBytes, checked there): no user, however
+// many rows they report, can make the store unloadable for everyone.
 struct StoreLimits {
 	size_t rows_per_model = 64;
-	size_t models_per_user = 256;
-	size_t users = 4096;
+	size_t models_per_user = 64;
+	size_t users = 1024;
+	size_t lines_per_user = 192;
+	size_t site_lines = 8192;
 };
+// The longest line serialize() writes: "row," uid (10), model (64), gpus
+// and nodes (5 each), epoch_s (24), source (8), when (19), job id (10),
+// eight commas and the newline come to 157.
+constexpr size_t kMaxStoreLineBytes = 160;
 
 class ProfileStore {
     public:

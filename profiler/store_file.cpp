@@ -131,17 +131,17 @@ std::string merge_save(const std::string &path, const std::vector<StoreOp> &ops,
 	keep_owner(lock, path);
 	while (flock(lock, LOCK_EX) != 0 && errno == EINTR)
 		;
+	(void) warnings; // none left: a file that does not load is an error
 	auto cur = load_store(path, l);
-	ProfileStore s(l);
-	if (cur.ok()) {
-		s = cur.value();
-	} else {
-		std::string aside = path + ".corrupt";
-		if (warnings)
-			warnings->push_back(cur.error() + "; moved to " + aside +
-					    ", starting an empty store");
-		rename(path.c_str(), aside.c_str());
+	if (!cur.ok()) {
+		// Never replaced: it holds every user's learned rows and the
+		// site's imports.  An admin repairs or removes it.
+		close(lock);
+		return cur.error() + "; the store is kept as it is and these " +
+		       std::to_string(ops.size()) + " change(s) are not saved until it "
+		       "loads again (repair it, or move it away to start anew)";
 	}
+	ProfileStore s = cur.value();
 	for (const StoreOp &op : ops)
 		s.apply(op);
 	std::string err = save_store(path, s);

@@ -15,7 +15,12 @@
 namespace omru {
 namespace profiler {
 
-constexpr size_t kMaxStoreBytes = 8u << 20;
+constexpr size_t kMaxStoreBytes = 32u << 20;
+// A store full to its default bounds still loads (doc/report-bounds.md).
+static_assert((StoreLimits{}.users * StoreLimits{}.lines_per_user + StoreLimits{}.site_lines) *
+			      kMaxStoreLineBytes + 256 <=
+		      kMaxStoreBytes,
+	      "the store's per-user bounds must sum below its load cap");
 
 // A missing file is an empty store; not a regular file, larger than
 // kMaxStoreBytes, unreadable or malformed: the error (PATH:LINE: ...).
@@ -40,8 +45,9 @@ struct StoreStamp {
 };
 StoreStamp stamp_of(const std::string &path);
 
-// Locks PATH.lock, loads (a corrupt file is renamed to PATH.corrupt, a
-// warning, and the store starts empty), applies `ops` in order, saves.
+// Locks PATH.lock, loads, applies `ops` in order, saves.  A file that does
+// not load (malformed, too large, unreadable) is left as it is and nothing
+// is saved: the error says so.
 // OUT result: the store as saved; stamp: the saved file's (taken under the
 // lock, so a later writer always changes it).  RET "" or what failed
 // (nothing saved).

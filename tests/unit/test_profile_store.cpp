@@ -3,8 +3,8 @@
 // the bounds (oldest measurement first), corrections, loader demands and
 // forgetting, the
 // versioned text read back exactly and refused with FILE:LINE when it is
-// not a store, the file (atomic save, merge of two writers, a corrupt file
-// moved aside, the stamp that tells slurmctld someone else wrote), how
+// not a store, the file (atomic save, merge of two writers, a file that does not load
+// kept as it is, the stamp that tells slurmctld someone else wrote), how
 // omru-profile finds it from slurm.conf/omru.conf, and its views (the curve
 // is the one the user's jobs are planned with).
 #include "check_cxx.hpp"
@@ -455,8 +455,10 @@ START_TEST(test_controller_batch_tells_when_another_writer_changed_the_file)
 }
 END_TEST
 
-START_TEST(test_corrupt_file_is_moved_aside_and_the_store_starts_empty)
+START_TEST(test_a_file_that_does_not_load_is_kept_and_nothing_is_saved)
 {
+	// It holds every user's rows and the site's imports: a bad line (or
+	// an EIO, EMFILE) must not turn into an empty store that overwrites it.
 	std::string dir = temp_dir(), path = dir + "/profile_store";
 	write_file(path, "garbage\n");
 	auto bad = load_store(path);
@@ -465,15 +467,63 @@ START_TEST(test_corrupt_file_is_moved_aside_and_the_store_starts_empty)
 		      bad.error().c_str());
 	std::vector<std::string> warnings;
 	ProfileStore result;
-	ck_assert_string_eq(merge_save(path, { StoreOp::add_row(7, row("m", 1, 9, 1)) }, {},
-				       &result, &warnings),
-			    "");
-	ck_assert_int_eq(warnings.size(), 1);
-	ck_assert_msg(warnings[0].find("moved to " + path + ".corrupt") != std::string::npos,
-		      "%s", warnings[0].c_str());
-	ck_assert_string_eq(read_file(path + ".corrupt"), "garbage\n");
-	ck_assert_int_eq(result.row_count(), 1);
+	std::string e = merge_save(path, { StoreOp::add_row(7, row("m", 1, 9, 1)) }, {},
+				   &result, &warnings);
+	ck_assert_msg(e.find("the store is kept as it is and these 1 change(s) are not "
+			     "saved") != std::string::npos, "%s", e.c_str());
+	ck_assert_string_eq(read_file(path), "garbage\n");
+	ck_assert_int_eq(access((path + ".corrupt").c_str(), F_OK), -1);
+	ck_assert_int_eq(result.row_count(), 0);
 	rm_dir(dir);
+}
+END_TEST
+
+START_TEST(test_one_user_flooding_rows_cannot_push_out_anothers)
+{
+	// Each user's lines are bounded on their own: a user reporting rows
+	// for ever more models and counts loses its own oldest ones, never
+	// another user's or the site's.
+	StoreLimits l;
+	l.lines_per_user = 10;
+	l.site_lines = 4;
+	ProfileStore s(l);
+	s.apply(StoreOp::add_row(2, row("honest", 1, 10, 5)));
+	s.apply(StoreOp::add_row(kSiteUid, row("honest", 2, 6, 5)));
+	for (int m = 0; m < 40; m++)
+		for (int g = 1; g <= 8; g++)
+			s.apply(StoreOp::add_row(1, row("flood" + std::to_string(m), g, 10, 100 + m * 8 + g)));
+	size_t lines = 0;
+	for (const std::string &m : s.models(1))
+		lines += s.rows(1, m).size();
+	ck_assert_int_eq(lines, 10);
+	ck_assert(s.knows(1, "flood39")); // the newest stay
+	ck_assert(!s.knows(1, "flood0"));
+	ck_assert(s.knows(2, "honest") && s.knows(kSiteUid, "honest"));
+	// The site's own bound: its oldest imports go.
+	for (int g = 1; g <= 6; g++)
+		s.apply(StoreOp::add_row(kSiteUid, row("site" + std::to_string(g), 1, 5, 10 + g)));
+	ck_assert_int_eq(s.models(kSiteUid).size(), 4);
+	ck_assert(!s.knows(kSiteUid, "honest"));
+}
+END_TEST
+
+START_TEST(test_a_full_store_stays_within_the_load_cap)
+{
+	// Lines at their longest (64-character model, 10-digit uid and job
+	// id, 24-digit epoch time): each fits kMaxStoreLineBytes, so the
+	// bounds' product (static_assert in store_file.hpp) holds in bytes.
+	ProfileStore s;
+	StoreRow r = row(std::string(64, 'm'), 65536, 1.2345678901234567e-4, INT64_MAX / 2);
+	r.nodes = 65536;
+	r.job_id = 4294967295u;
+	ck_assert(s.apply(StoreOp::add_row(4294967294u, r)));
+	ck_assert(s.apply(StoreOp::set_correction(4294967294u, r.model, 0.0123456789012345,
+						  INT64_MAX / 2)));
+	ck_assert(s.apply(StoreOp::set_loader_need(4294967294u, r.model, 256, INT64_MAX / 2)));
+	std::string text = s.serialize();
+	size_t start = text.find('\n', text.find('\n') + 1) + 1; // after the header
+	for (size_t nl; (nl = text.find('\n', start)) != std::string::npos; start = nl + 1)
+		ck_assert_int_le(nl + 1 - start, kMaxStoreLineBytes);
 }
 END_TEST
 
@@ -487,7 +537,7 @@ START_TEST(test_oversized_or_odd_files_are_refused)
 	}
 	auto big = load_store(path);
 	ck_assert(!big.ok());
-	ck_assert_msg(big.error().find("larger than 8 MiB") != std::string::npos, "%s",
+	ck_assert_msg(big.error().find("larger than 32 MiB") != std::string::npos, "%s",
 		      big.error().c_str());
 	unlink(path.c_str());
 	ck_assert_int_eq(mkdir(path.c_str(), 0700), 0);
@@ -655,7 +705,9 @@ int main(void)
 	tcase_add_test(file, test_missing_file_is_an_empty_store_and_a_save_reads_back);
 	tcase_add_test(file, test_two_writers_merge_and_the_stamp_tells_who_wrote);
 	tcase_add_test(file, test_controller_batch_tells_when_another_writer_changed_the_file);
-	tcase_add_test(file, test_corrupt_file_is_moved_aside_and_the_store_starts_empty);
+	tcase_add_test(file, test_a_file_that_does_not_load_is_kept_and_nothing_is_saved);
+	tcase_add_test(file, test_one_user_flooding_rows_cannot_push_out_anothers);
+	tcase_add_test(file, test_a_full_store_stays_within_the_load_cap);
 	tcase_add_test(file, test_oversized_or_odd_files_are_refused);
 	suite_add_tcase(s, file);
 	TCase *where = tcase_create("location");

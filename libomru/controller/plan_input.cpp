@@ -320,10 +320,17 @@ void Builder::add_node_resources()
 
 double Builder::epochs_left(const JobSnap &j, double done_now) const
 {
-	// An earlier run's epochs count; a little is always left (the run
-	// that said it finished everything is still running).
-	return std::max(std::min(1.0, j.epochs) * 0.01,
-			j.epochs - j.epochs_done - done_now);
+	// An earlier run's epochs are the job's word: they count for a job
+	// the plan itself stopped for a resize, and for a running job (a
+	// record that kept them through job_begin is one the plan resized).
+	// A pending job that exited 85 on its own was requeued by Slurm, not
+	// resized: its report must not make it look nearly done and jump the
+	// queue (doc/report-bounds.md).
+	double done = j.running || (resizes_ && resizes_->under_way(j.job_id)) ? j.epochs_done
+									       : 0;
+	// A little is always left (the run that said it finished everything
+	// is still running).
+	return std::max(std::min(1.0, j.epochs) * 0.01, j.epochs - done - done_now);
 }
 
 const Resize *Builder::held(const JobSnap &j) const

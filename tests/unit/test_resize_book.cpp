@@ -334,6 +334,30 @@ START_TEST(test_a_requeued_job_is_planned_on_its_new_gpus_with_the_work_left)
 }
 END_TEST
 
+START_TEST(test_a_job_that_exits_85_on_its_own_is_no_resize)
+{
+	// Slurm requeues it (RequeueExit=85) with the record its trainer
+	// wrote, epochs_done=9 of 10: the plan did not stop it, so it is
+	// planned with all its epochs and does not jump the queue.
+	SpeedBook book(fast_profiles());
+	ResizeBook resizes(settings(10).resize);
+	Snapshot s;
+	s.now_s = 1005;
+	s.nodes = { node4() };
+	JobSnap j = running_elastic(1, 1, 900);
+	j.running = false;
+	j.where.clear();
+	j.eligible = { 0 };
+	j.epochs_done = 9;
+	s.jobs = { j };
+	BookFor one = [&book](uint32_t) -> SpeedBook & { return book; };
+	BuiltInput b = build_plan_input(s, one, settings(10), &resizes);
+	ck_assert_int_eq(b.in.jobs.size(), 1);
+	ck_assert(!b.in.jobs[0].running);
+	ck_assert_double_eq_tol(b.in.jobs[0].remaining_epochs, j.epochs, 1e-9);
+}
+END_TEST
+
 START_TEST(test_controller_resizes_once_and_starts_the_requeued_job_first)
 {
 	Controller c(fast_profiles(), settings(10));
@@ -675,6 +699,7 @@ int main(void)
 	tcase_add_test(tc, test_the_controller_grows_jobs_on_one_node_only);
 	tcase_add_test(tc, test_a_stopping_job_holds_its_gpus_and_its_new_ones);
 	tcase_add_test(tc, test_a_requeued_job_is_planned_on_its_new_gpus_with_the_work_left);
+	tcase_add_test(tc, test_a_job_that_exits_85_on_its_own_is_no_resize);
 	tcase_add_test(tc, test_controller_resizes_once_and_starts_the_requeued_job_first);
 	tcase_add_test(tc, test_the_resume_grace_counts_from_when_slurm_frees_the_job);
 	tcase_add_test(tc, test_a_late_phase_job_is_shrunk_so_a_waiting_job_starts);

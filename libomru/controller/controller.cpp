@@ -297,6 +297,16 @@ void Controller::plan(const Snapshot &snap, double time_cap_ms)
 					 " for model " + u.second +
 					 " give epoch times the plan cannot price: that user's "
 					 "jobs of the model are planned as unprofiled");
+	std::set<uint32_t> over;
+	for (uint32_t id : b.over_budget) {
+		over.insert(id);
+		if (!over_budget_logged_.count(id))
+			notes_.push_back("job " + std::to_string(id) +
+					 ": pricing its GPU range would pass its user's or the "
+					 "plan's budget (doc/report-bounds.md): cons_tres "
+					 "schedules it alone");
+	}
+	over_budget_logged_.swap(over);
 	std::unordered_map<uint32_t, Decision> out;
 	planner::Plan plan;
 	if (!b.in.jobs.empty()) {

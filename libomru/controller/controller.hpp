@@ -173,6 +173,9 @@ class Controller {
 	std::vector<std::string> notes_;
 	// (uid, model) already logged as unpriceable, so the log says it once.
 	std::set<std::pair<uint32_t, std::string>> unpriced_logged_;
+	// Jobs logged as over the pricing budget (BuiltInput::over_budget),
+	// kept while they are in the snapshot.
+	std::set<uint32_t> over_budget_logged_;
 };
 
 } // namespace controller

@@ -29,6 +29,16 @@ double runtime_of(const JobSnap &j)
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+// What pricing curves may cost one plan: a curve has a time per count and
+// spread (a "cell", one spread() call and one double), so one
+// `--omru-gpus=1-1024` job on 500 nodes of 8 GPUs is ~390,000 cells (3 MB).
+// A user's curves past kMaxUserCells, or anyone's past kMaxPlanCells,
+// are not priced: those jobs go to cons_tres alone (BuiltInput::
+// over_budget), so no user can make slurmctld spend GBs and minutes under
+// its job lock (doc/report-bounds.md).
+constexpr size_t kMaxPlanCells = 2000000;
+constexpr size_t kMaxUserCells = 500000;
+
 // Time limits allow for the prediction being off by the correction margin,
 // but at most by this much: a larger CorrectionMargin turns corrections off
 // (the test clusters set 10, their CPU runs being faster than the profiles)
@@ -126,6 +136,8 @@ class Builder {
 	std::map<LimitedKey, int> curves_;
 	std::map<std::vector<int>, int> sets_;
 	std::set<std::pair<const SpeedBook *, int>> unpriceable_;
+	size_t cells_ = 0;                           // priced this plan
+	std::map<uint32_t, size_t> user_cells_;      // the same per uid
 	BuiltInput out_;
 };
 
@@ -171,6 +183,18 @@ int Builder::unlimited(const JobSnap &j)
 	auto it = unlimited_of_.find(key);
 	if (it != unlimited_of_.end())
 		return it->second;
+	size_t cells = 0;
+	for (int g = lo; g <= hi; g++)
+		if (m >= 0 || g == lo || (j.running && g == j.gpus))
+			cells += static_cast<size_t>(std::min(g, nodes_)) + 1;
+	size_t &mine = user_cells_[j.uid];
+	if (cells_ + cells > kMaxPlanCells || mine + cells > kMaxUserCells) {
+		if (out_.over_budget.empty() || out_.over_budget.back() != j.job_id)
+			out_.over_budget.push_back(j.job_id);
+		return -1;
+	}
+	cells_ += cells;
+	mine += cells;
 	planner::SpeedCurve cv;
 	for (int g = lo; g <= hi; g++) {
 		if (m < 0 && g != lo && !(j.running && g == j.gpus))

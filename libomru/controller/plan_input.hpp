@@ -97,6 +97,9 @@ struct BuiltInput {
 	// (0, inf, NaN from a user's rows): that user's jobs of the model are
 	// planned as unprofiled, everyone else's as usual.
 	std::vector<std::pair<uint32_t, std::string>> unpriced;
+	// Jobs whose curve would have passed the plan's or its user's
+	// pricing budget (plan_input.cpp, kMaxPlanCells): left to cons_tres.
+	std::vector<uint32_t> over_budget;
 };
 
 // The site's profiles, fitted for one cluster shape.  Rebuilt when the

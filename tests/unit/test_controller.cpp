@@ -173,6 +173,34 @@ START_TEST(test_a_users_unpriceable_rows_change_only_that_users_plan)
 }
 END_TEST
 
+START_TEST(test_pricing_is_bounded_per_user_and_plan)
+{
+	// 500 nodes of 8 GPUs: a 1-1024 range is ~390,000 priced cells.  Its
+	// user's second and third such ranges would pass the user's budget:
+	// they go to cons_tres alone; another user's job is still priced.
+	Snapshot s;
+	s.now_s = 1000;
+	std::vector<int> all;
+	for (int n = 0; n < 500; n++) {
+		s.nodes.push_back(node("n" + std::to_string(n), 8));
+		all.push_back(n);
+	}
+	for (uint32_t id = 1; id <= 3; id++) {
+		s.jobs.push_back(omru_job(id, id, 1, 1025 - static_cast<int>(id), 10, all));
+		s.jobs.back().uid = 1000;
+	}
+	s.jobs.push_back(omru_job(4, 4, 1, 64, 10, all));
+	s.jobs.back().uid = 1001;
+	SpeedBook book(profiles(kResnet));
+	BuiltInput b = build_plan_input(s, book, {});
+	ck_assert_int_eq(b.over_budget.size(), 2);
+	ck_assert_int_eq(b.over_budget[0], 2);
+	ck_assert_int_eq(b.over_budget[1], 3);
+	ck_assert_int_eq(b.in.jobs.size(), 2); // jobs 1 and 4
+	ck_assert_int_eq(b.unmodelled.size(), 2);
+}
+END_TEST
+
 START_TEST(test_unknown_model_runs_its_minimum_for_its_time_limit)
 {
 	Snapshot s = two_nodes_of_4();
@@ -1008,6 +1036,7 @@ int main(void)
 	tcase_add_test(tc, test_known_model_gets_every_count_of_its_range);
 	tcase_add_test(tc, test_c_api_counts_on_pipeline_splits_of_profiled_models);
 	tcase_add_test(tc, test_a_users_unpriceable_rows_change_only_that_users_plan);
+	tcase_add_test(tc, test_pricing_is_bounded_per_user_and_plan);
 	tcase_add_test(tc, test_unknown_model_runs_its_minimum_for_its_time_limit);
 	tcase_add_test(tc, test_plain_job_is_rigid_and_priced_at_its_time_limit);
 	tcase_add_test(tc, test_plain_job_without_limit_uses_the_default_runtime);

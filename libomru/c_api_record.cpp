@@ -95,7 +95,15 @@ int omru_record_rows(const char *csv, size_t len, const char *model,
 					     max_gpus, max_nodes);
 		if (!r.ok())
 			return omru::fail_with(r, err, errlen);
-		put(out, outlen, omru::format_comment_rows(r.value()));
+		// Whole rows only: a value cut mid-number would be read as
+		// another epoch time.  The largest counts go first.
+		std::vector<omru::CommentRow> rows = r.value();
+		std::string text = omru::format_comment_rows(rows);
+		while (!rows.empty() && outlen > 0 && text.size() >= outlen) {
+			rows.pop_back();
+			text = omru::format_comment_rows(rows);
+		}
+		put(out, outlen, text);
 		return OMRU_OK;
 	});
 }

@@ -19,7 +19,20 @@ static uint32_t forced_for = 0; /* the last job planned at once as new */
 static long forced_at = -1; /* ... before plan number forced_at */
 static time_t seen_node_update = 0;
 
-static void maybe_replan(job_record_t *job_ptr, time_t now)
+/*
+ * New jobs force a plan at most this often (doc/report-bounds.md): a
+ * stream of submissions must not plan back to back, whatever
+ * PlanIntervalMin says.  A new job that comes sooner waits for that plan
+ * (at most this long) instead of starting as plain cons_tres.
+ */
+static double last_forced_at = -1e18;
+static double forced_gap_s(void)
+{
+	return MAX(settings.plan_interval_min_s, 1.0);
+}
+
+/* RET whether the job is new to the plans and waits for the next one. */
+static bool maybe_replan(job_record_t *job_ptr, time_t now)
 {
 	double t = mono_now();
 	omru_ctl_decision_t d;
@@ -29,7 +42,7 @@ static void maybe_replan(job_record_t *job_ptr, time_t now)
 		seen_node_update = last_node_update;
 		dirty = true;
 	}
-	bool unseen = false;
+	bool unseen = false, deferred = false;
 	if (!known && IS_JOB_PENDING(job_ptr)) {
 		dirty = true; /* a new job */
 		/*
@@ -44,9 +57,14 @@ static void maybe_replan(job_record_t *job_ptr, time_t now)
 		if (!omru_ctl_offered(ctl, job_ptr->job_id) &&
 		    !limit_blocked_has(job_ptr->job_id) &&
 		    (job_ptr->job_id != forced_for || plans != forced_at)) {
-			forced_for = job_ptr->job_id;
-			forced_at = plans + 1;
-			unseen = true;
+			if (t - last_forced_at >= forced_gap_s()) {
+				forced_for = job_ptr->job_id;
+				forced_at = plans + 1;
+				last_forced_at = t;
+				unseen = true;
+			} else {
+				deferred = true;
+			}
 		}
 	}
 	/* A start the plan counts on that Slurm keeps waiting (a limit
@@ -62,7 +80,9 @@ static void maybe_replan(job_record_t *job_ptr, time_t now)
 		admitted_job = IS_JOB_PENDING(job_ptr) ? job_ptr->job_id : 0;
 		replan(now);
 		admitted_job = 0;
+		deferred = false;
 	}
+	return deferred;
 }
 
 static void describe_wait(job_record_t *job_ptr, const omru_ctl_decision_t *d,
@@ -132,9 +152,11 @@ extern int omru_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 
 	slurm_mutex_lock(&plan_lock);
 	cost.tests[mode == SELECT_MODE_RUN_NOW ? 0 : mode == SELECT_MODE_TEST_ONLY ? 1 : 2]++;
+	bool deferred = false;
 	if (mode != SELECT_MODE_TEST_ONLY)
-		maybe_replan(job_ptr, now);
-	omru_ctl_lookup(ctl, job_ptr->job_id, &d);
+		deferred = maybe_replan(job_ptr, now);
+	bool known = omru_ctl_lookup(ctl, job_ptr->job_id, &d);
+	deferred = deferred && !known;
 	bool refused = mode == SELECT_MODE_RUN_NOW && d.kind == OMRU_DECIDE_PASS &&
 		       refusals_has(job_ptr->job_id);
 	bool over_limit = mode != SELECT_MODE_TEST_ONLY && d.kind == OMRU_DECIDE_PASS &&
@@ -145,6 +167,13 @@ extern int omru_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	if (send_stops)
 		omru_elastic_after_plan(ctl, &plan_lock);
 
+	if (deferred && mode == SELECT_MODE_RUN_NOW) {
+		xfree(job_ptr->state_desc);
+		xstrfmtcat(job_ptr->state_desc,
+			   "OMRU plan: planned within %.0f s (new jobs make a plan "
+			   "at most that often)", forced_gap_s());
+		return SLURM_ERROR;
+	}
 	if (over_limit) {
 		/* Its user's GPU limits leave it too few now; Slurm would
 		 * refuse the start after selecting nodes. */

@@ -106,11 +106,14 @@ extern void omru_job_record_alloc(int gpus, int nodes, time_t start)
 
 /*
  * Reads a file of the job's directory as root, safely: no links, a regular
- * file owned by the job's user, at most `cap - 1` bytes.  RET bytes read,
- * or -1 (missing, or refused; refusals are logged).
+ * file owned by the job's user, at most `cap - 1` bytes.  A larger file is
+ * refused, or with `tail` read from its end: its last `cap - 1` bytes from
+ * the first whole line in them (a long run's metrics.jsonl, a line per
+ * epoch, outgrows any cap, and its summary comes from the newest lines).
+ * RET bytes read, or -1 (missing, or refused; refusals are logged).
  */
 static ssize_t read_job_file(const char *file, char *buf, size_t cap,
-			     struct stat *st_out)
+			     struct stat *st_out, bool tail)
 {
 	char path[sizeof(rec.dir) + 32];
 	path_of(path, sizeof(path), file);
@@ -120,19 +123,28 @@ static ssize_t read_job_file(const char *file, char *buf, size_t cap,
 	struct stat st;
 	ssize_t got = -1;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != rec.uid ||
-	    (size_t) st.st_size >= cap) {
+	    (!tail && (size_t) st.st_size >= cap)) {
 		slurm_error("%s: job %u: %s is not a regular file of the job's "
 			    "user below %zu bytes; ignored", OMRU_SPANK_NAME,
 			    rec.job_id, path, cap);
 	} else {
+		off_t from = st.st_size >= (off_t) cap ? st.st_size - (off_t) (cap - 1) : 0;
 		size_t n = 0;
 		ssize_t r;
-		while (n < cap - 1 && (r = read(fd, buf + n, cap - 1 - n)) > 0)
-			n += (size_t) r;
-		buf[n] = '\0';
-		got = (ssize_t) n;
-		if (st_out)
-			*st_out = st;
+		if (lseek(fd, from, SEEK_SET) == from) {
+			while (n < cap - 1 && (r = read(fd, buf + n, cap - 1 - n)) > 0)
+				n += (size_t) r;
+			buf[n] = '\0';
+			if (from > 0) { /* its first line is cut: skip it */
+				char *nl = memchr(buf, '\n', n);
+				size_t skip = nl ? (size_t) (nl - buf) + 1 : n;
+				memmove(buf, buf + skip, n - skip + 1);
+				n -= skip;
+			}
+			got = (ssize_t) n;
+			if (st_out)
+				*st_out = st;
+		}
 	}
 	close(fd);
 	return got;
@@ -151,7 +163,7 @@ static const char *new_rows(char *out, size_t outlen)
 	struct stat st;
 	char err[512];
 
-	ssize_t n = read_job_file("profile.csv", csv, sizeof(csv), &st);
+	ssize_t n = read_job_file("profile.csv", csv, sizeof(csv), &st, false);
 	if (n < 0)
 		return NULL;
 	if (st.st_mtim.tv_sec == rec.seen.tv_sec &&
@@ -187,7 +199,7 @@ static const char *new_line_value(const char *file, size_t cap,
 {
 	char text[256], err[256];
 	ssize_t n = read_job_file(file, text, cap < sizeof(text) ? cap : sizeof(text),
-				  NULL);
+				  NULL, false);
 	if (n <= 0)
 		return NULL;
 	if (check(text, (size_t) n, out, outlen, err, sizeof(err)) != OMRU_OK) {
@@ -326,7 +338,7 @@ extern int omru_job_record_finish(spank_t sp)
 		keys[n] = "phase";
 		values[n++] = phase;
 	}
-	ssize_t len = read_job_file("metrics.jsonl", jsonl, sizeof(jsonl), NULL);
+	ssize_t len = read_job_file("metrics.jsonl", jsonl, sizeof(jsonl), NULL, true);
 	if (len > 0) {
 		omru_record_metrics(jsonl, (size_t) len, summary, sizeof(summary));
 		n += split_fields(summary, keys + n, values + n, 11);

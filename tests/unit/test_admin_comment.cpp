@@ -400,6 +400,26 @@ START_TEST(test_row_bounds_are_accepted)
 }
 END_TEST
 
+START_TEST(test_rows_cut_to_the_record_keep_whole_rows)
+{
+	// spank_omru's record holds ~1 KiB: rows past it are dropped whole
+	// (a row cut mid-number would read as another epoch time).
+	std::string csv = "model,gpus,epoch_s\n";
+	for (int g = 1; g <= 32; g++) // kMaxCommentRows
+		csv += "m," + std::to_string(g) + ",1234.56789012345\n";
+	char out[100], err[256];
+	ck_assert_int_eq(omru_record_rows(csv.c_str(), csv.size(), "m", 64, 1, out,
+					  sizeof(out), err, sizeof(err)),
+			 OMRU_OK);
+	ck_assert_int_lt(strlen(out), sizeof(out));
+	std::vector<CommentRow> back = rows_of(out);
+	ck_assert_int_ge(back.size(), 3);
+	for (const CommentRow &r : back)
+		ck_assert_double_eq(r.epoch_s, 1234.56789012345);
+	ck_assert_int_eq(back.front().gpus, 1);
+}
+END_TEST
+
 START_TEST(test_rows_format_and_read_back)
 {
 	std::vector<CommentRow> rows = { { 1, 1, 20.5 }, { 2, 1, 11 },
@@ -608,6 +628,7 @@ int main(void)
 	TCase *rows = tcase_create("rows");
 	tcase_add_test(rows, test_rows_are_read_in_order);
 	tcase_add_test(rows, test_row_bounds_are_accepted);
+	tcase_add_test(rows, test_rows_cut_to_the_record_keep_whole_rows);
 	tcase_add_test(rows, test_rows_format_and_read_back);
 	tcase_add_test(rows, test_row_without_at_or_colon_is_refused_naming_it);
 	tcase_add_test(rows, test_row_gpus_out_of_range_is_refused);

@@ -278,20 +278,10 @@ extern int omru_job_reporter_start(spank_t sp)
 	return 0;
 }
 
+/* Whole, with whatever the job put there (loader_share.c left first). */
 static void remove_job_dir(void)
 {
-	/* loader_share and loader_report: loader_share.c, which leaves first */
-	const char *files[] = { "profile.csv", "metrics.jsonl", "phase", "phase.tmp",
-				"resumed", "resumed.tmp" };
-	char path[sizeof(rec.dir) + 32];
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		path_of(path, sizeof(path), files[i]);
-		unlink(path);
-	}
-	if (rmdir(rec.dir) != 0 && errno != ENOENT)
-		slurm_error("%s: job %u: %s left behind: %s (files the job "
-			    "added)", OMRU_SPANK_NAME, rec.job_id, rec.dir,
-			    strerror(errno));
+	(void) omru_user_dir_remove(omru_config.run_dir, rec.dir);
 }
 
 /* "k=v k=v" into the arrays (pointing into `buf`, modified). RET count. */

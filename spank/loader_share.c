@@ -248,9 +248,8 @@ extern int omru_loader_step_leave(void)
 		const char *keys[] = { "loader" }, *values[] = { ls.field };
 		omru_job_record_merge(ls.job_id, 1, keys, values);
 	}
-	if (ls.own_dir && rmdir(ls.dir) != 0 && errno != ENOENT)
-		slurm_error("%s: job %u: %s left behind: %s (files the job added)",
-			    OMRU_SPANK_NAME, ls.job_id, ls.dir, strerror(errno));
+	if (ls.own_dir)
+		(void) omru_user_dir_remove(omru_config.run_dir, ls.dir);
 	ls.joined = false;
 	return 0;
 }

@@ -46,9 +46,13 @@ extern int omru_gpu_request_check(bool may_set);
 extern int omru_step_env_fix(spank_t sp);
 
 /* user_dir.c (root): RUN/DIR as a 0700 directory of uid:gid, RUN made
- * root-owned when missing.  RET 0 or -1 (logged) */
+ * root-owned when missing (and refused unless root's, writable by root
+ * alone).  RET 0 or -1 (logged) */
 extern int omru_user_dir_make(const char *run, const char *dir, uid_t uid,
 			      gid_t gid);
+/* user_dir.c (root): RUN/DIR and all in it, never following a link.
+ * RET 0 or -1 (logged) */
+extern int omru_user_dir_remove(const char *run, const char *dir);
 
 /* loader_share.c (each step of an OMRU job, root): join the node's loader
  * shares in init_post_opt (after omru_job_dir_create), tell the tasks their

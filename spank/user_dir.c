@@ -1,46 +1,149 @@
 /*
  * user_dir.c - remote context (slurmstepd, root): a directory under
  * run_dir that only a job's user and root can enter, for the files a job
- * and spank_omru exchange (profile rows, metrics, loader shares).
+ * and spank_omru exchange (profile rows, metrics, loader shares), and its
+ * removal, whole, when the job's step ends.
+ *
+ * Root works here in directories a user can write to, so every step goes
+ * through file descriptors: run_dir is opened O_NOFOLLOW and must be
+ * root's and writable by root alone; the job's directory is opened
+ * O_NOFOLLOW beneath it and given to the user with fchown/fchmod; removal
+ * walks the tree with openat/unlinkat and never follows a link (a link is
+ * removed, never its target).
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "omru_spank.h"
 
-/* lstat: a real directory owned by `uid` (not a link someone planted). */
-static bool is_own_dir(const char *path, uid_t uid)
-{
-	struct stat st;
-	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == uid;
-}
+/* Deeper trees than a job needs are left (and logged): no unbounded
+ * recursion on what a user built. */
+#define REMOVE_DEPTH_MAX 16
 
-extern int omru_user_dir_make(const char *run, const char *dir, uid_t uid,
-			      gid_t gid)
+/* run_dir, opened: a real directory of root's that no one else can write
+ * (else a user could swap the job's directory for a link under root). */
+static int open_run_dir(const char *run)
 {
 	if (mkdir(run, 0755) != 0 && errno != EEXIST) {
 		slurm_error("%s: cannot create %s: %s", OMRU_SPANK_NAME, run,
 			    strerror(errno));
 		return -1;
 	}
-	if (!is_own_dir(run, 0)) {
-		slurm_error("%s: %s is not a directory owned by root",
-			    OMRU_SPANK_NAME, run);
+	int fd = open(run, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0 || st.st_uid != 0 ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		slurm_error("%s: %s is not a directory of root's that only root "
+			    "can write to", OMRU_SPANK_NAME, run);
+		if (fd >= 0)
+			close(fd);
 		return -1;
 	}
-	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+	return fd;
+}
+
+/* DIR's name under RUN ("job12"), or NULL when DIR is not RUN/NAME. */
+static const char *name_under(const char *run, const char *dir)
+{
+	size_t n = strlen(run);
+	if (strncmp(dir, run, n) != 0 || dir[n] != '/' || !dir[n + 1] ||
+	    strchr(dir + n + 1, '/') || !strcmp(dir + n + 1, "..") ||
+	    !strcmp(dir + n + 1, "."))
+		return NULL;
+	return dir + n + 1;
+}
+
+extern int omru_user_dir_make(const char *run, const char *dir, uid_t uid,
+			      gid_t gid)
+{
+	const char *name = name_under(run, dir);
+	if (!name) {
+		slurm_error("%s: %s is not a directory right under %s",
+			    OMRU_SPANK_NAME, dir, run);
+		return -1;
+	}
+	int run_fd = open_run_dir(run);
+	if (run_fd < 0)
+		return -1;
+	int rc = -1, fd = -1;
+	struct stat st;
+	if (mkdirat(run_fd, name, 0700) != 0 && errno != EEXIST)
 		slurm_error("%s: cannot create %s: %s", OMRU_SPANK_NAME, dir,
 			    strerror(errno));
-		return -1;
-	}
-	struct stat st;
-	if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) ||
-	    chown(dir, uid, gid) != 0 || chmod(dir, 0700) != 0) {
+	else if ((fd = openat(run_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+						    O_CLOEXEC)) < 0 ||
+		 fstat(fd, &st) != 0 || (st.st_uid != 0 && st.st_uid != uid))
+		slurm_error("%s: %s is not a directory of root's or uid %u",
+			    OMRU_SPANK_NAME, dir, (unsigned) uid);
+	else if (fchown(fd, uid, gid) != 0 || fchmod(fd, 0700) != 0)
 		slurm_error("%s: cannot give %s to uid %u: %s", OMRU_SPANK_NAME,
 			    dir, (unsigned) uid, strerror(errno));
+	else
+		rc = 0;
+	if (fd >= 0)
+		close(fd);
+	close(run_fd);
+	return rc;
+}
+
+/* Everything in the directory `fd` (closed here), never following a link.
+ * RET 0, or -1 when something stayed. */
+static int empty_dir(int fd, int depth)
+{
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
 		return -1;
 	}
-	return 0;
+	int rc = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (unlinkat(dirfd(d), e->d_name, 0) == 0)
+			continue; /* a file, a link, a socket: gone */
+		if (errno != EISDIR && errno != EPERM) {
+			rc = -1;
+			continue;
+		}
+		int sub = openat(dirfd(d), e->d_name,
+				 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub < 0 || depth >= REMOVE_DEPTH_MAX) {
+			if (sub >= 0)
+				close(sub);
+			rc = -1;
+			continue;
+		}
+		if (empty_dir(sub, depth + 1) != 0 ||
+		    unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR) != 0)
+			rc = -1;
+	}
+	closedir(d);
+	return rc;
+}
+
+extern int omru_user_dir_remove(const char *run, const char *dir)
+{
+	const char *name = name_under(run, dir);
+	int run_fd = name ? open_run_dir(run) : -1;
+	if (run_fd < 0)
+		return -1;
+	int rc = 0;
+	int fd = openat(run_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		/* Gone already, or a link a user put there: remove the link. */
+		if (errno != ENOENT && unlinkat(run_fd, name, 0) != 0)
+			rc = -1;
+	} else if (empty_dir(fd, 0) != 0 || unlinkat(run_fd, name, AT_REMOVEDIR) != 0) {
+		rc = -1;
+	}
+	if (rc != 0)
+		slurm_error("%s: %s left behind: %s", OMRU_SPANK_NAME, dir,
+			    strerror(errno));
+	close(run_fd);
+	return rc;
 }

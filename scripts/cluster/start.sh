@@ -359,6 +359,14 @@ prepare_state_dir() {
   # Unix socket paths (munge, MariaDB, slurmstepd's under spool) max 107 bytes.
   [ ${#STATE} -le 60 ] || die "--state=$STATE: path longer than 60 characters" \
     "(socket paths under it would exceed the 107-byte limit)"
+  # As root, a directory another user owns (or can write) could hold
+  # their env.sh and configs, which root would then source and run.
+  if [ "$(id -u)" = 0 ]; then
+    [ "$(stat -c %u "$STATE")" = 0 ] ||
+      die "--state=$STATE is owned by uid $(stat -c %u "$STATE"), not root; refusing to use it as root"
+    [ "$(( 0$(stat -c %a "$STATE") & 022 ))" = 0 ] || [ ! -e "$MARKER" ] ||
+      die "--state=$STATE is writable by others (mode $(stat -c %a "$STATE")); refusing to use it as root"
+  fi
   if [ ! -e "$MARKER" ] && [ -n "$(ls -A "$STATE")" ]; then
     die "--state=$STATE is not empty and was not made by this script; refusing to use it"
   fi

@@ -95,7 +95,12 @@ Parsed<ProfileStore> load_store(const std::string &path, ProfileStore::Limits l)
 std::string save_store(const std::string &path, const ProfileStore &s)
 {
 	std::string tmp = path + ".tmp." + std::to_string(getpid());
-	int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	// A new file (O_EXCL): root (omru-profile) must not write or fchown
+	// one that someone who can write the directory put there, a hard
+	// link to /etc/shadow say.  A stale one of a crashed run goes first.
+	int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 && errno == EEXIST && unlink(tmp.c_str()) == 0)
+		fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return sys_error("create", tmp);
 	keep_owner(fd, path);
@@ -128,6 +133,12 @@ std::string merge_save(const std::string &path, const std::vector<StoreOp> &ops,
 	int lock = open(lock_path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (lock < 0)
 		return sys_error("open", lock_path);
+	// Only a lock file of ours gets chowned: one regular file, one link.
+	struct stat ls;
+	if (fstat(lock, &ls) != 0 || !S_ISREG(ls.st_mode) || ls.st_nlink != 1) {
+		close(lock);
+		return lock_path + ": not a plain lock file (a link?); refusing to use it";
+	}
 	keep_owner(lock, path);
 	while (flock(lock, LOCK_EX) != 0 && errno == EINTR)
 		;

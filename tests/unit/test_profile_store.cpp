@@ -478,6 +478,29 @@ START_TEST(test_a_file_that_does_not_load_is_kept_and_nothing_is_saved)
 }
 END_TEST
 
+START_TEST(test_planted_lock_and_temp_files_are_never_written_through)
+{
+	// Someone who can write the state directory links the lock and the
+	// next temp file to a file of theirs (as root, /etc/shadow): the
+	// lock is refused, the temp file replaced, the target untouched.
+	std::string dir = temp_dir(), path = dir + "/profile_store";
+	write_file(dir + "/victim", "precious\n");
+	ck_assert_int_eq(link((dir + "/victim").c_str(), (path + ".lock").c_str()), 0);
+	std::string e = merge_save(path, { StoreOp::add_row(7, row("m", 1, 9, 1)) }, {},
+				   nullptr, nullptr);
+	ck_assert_msg(e.find("not a plain lock file") != std::string::npos, "%s", e.c_str());
+	unlink((path + ".lock").c_str());
+	std::string tmp = path + ".tmp." + std::to_string(getpid());
+	ck_assert_int_eq(link((dir + "/victim").c_str(), tmp.c_str()), 0);
+	ck_assert_string_eq(merge_save(path, { StoreOp::add_row(7, row("m", 1, 9, 1)) }, {},
+				       nullptr, nullptr),
+			    "");
+	ck_assert_string_eq(read_file(dir + "/victim"), "precious\n");
+	ck_assert(load_store(path).value().knows(7, "m"));
+	rm_dir(dir);
+}
+END_TEST
+
 START_TEST(test_one_user_flooding_rows_cannot_push_out_anothers)
 {
 	// Each user's lines are bounded on their own: a user reporting rows
@@ -707,6 +730,7 @@ int main(void)
 	tcase_add_test(file, test_controller_batch_tells_when_another_writer_changed_the_file);
 	tcase_add_test(file, test_a_file_that_does_not_load_is_kept_and_nothing_is_saved);
 	tcase_add_test(file, test_one_user_flooding_rows_cannot_push_out_anothers);
+	tcase_add_test(file, test_planted_lock_and_temp_files_are_never_written_through);
 	tcase_add_test(file, test_a_full_store_stays_within_the_load_cap);
 	tcase_add_test(file, test_oversized_or_odd_files_are_refused);
 	suite_add_tcase(s, file);

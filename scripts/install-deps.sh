@@ -15,8 +15,8 @@ PACKAGES=(
   slurm-wlm-mysql-plugin libslurm-dev munge libmunge-dev
   # accounting database for sacct
   mariadb-server mariadb-client
-  # topology and unit tests
-  libhwloc-dev hwloc check
+  # topology and unit tests; clang and its libFuzzer runtime for `make fuzz`
+  libhwloc-dev hwloc check clang
   # local test cluster
   iproute2 procps psmisc python3
   # omru-train: libtorch (CPU) with c10d, Gloo headers; PyTorch for the bench;
@@ -28,6 +28,17 @@ if [ "$(id -u)" -ne 0 ]; then
   echo "install-deps.sh: must run as root (it calls apt-get install)" >&2
   exit 1
 fi
+
+# libFuzzer ships in the compiler-rt of clang's own version (bookworm:
+# libclang-rt-14-dev), which clang only recommends: named from the clang
+# installed (before or after this script installs it).
+fuzzer_rt() {
+  local major
+  major=$(clang --version 2>/dev/null | sed -n 's/.*clang version \([0-9][0-9]*\).*/\1/p' | head -n1)
+  [ -n "$major" ] && echo "libclang-rt-$major-dev"
+}
+rt=$(fuzzer_rt || true)
+[ -z "$rt" ] || PACKAGES+=("$rt")
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -59,4 +70,7 @@ if [ ! -e "$policy" ]; then
 fi
 trap '[ "$made_policy" = 1 ] && rm -f "$policy"' EXIT
 apt-get install -y -qq --no-install-recommends "${missing[@]}"
+if [ -z "$rt" ] && rt=$(fuzzer_rt); then
+  apt-get install -y -qq --no-install-recommends "$rt"
+fi
 echo "install-deps.sh: done"

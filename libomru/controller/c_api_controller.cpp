@@ -533,12 +533,14 @@ struct omru_store_batch {
 	bool from_disk = false; // another writer (omru-profile) changed the file
 };
 
+extern "C++" { // inside the C API's extern "C": a C++ helper
 namespace {
 std::string store_path(const omru_ctl_t *ctl)
 {
 	return ctl->state_dir + "/profile_store";
 }
 } // namespace
+}
 
 omru_store_batch_t *omru_ctl_store_take(omru_ctl_t *ctl)
 {

@@ -43,10 +43,20 @@ flags=(-std=c++17 -g -O1 -fno-omit-frame-pointer
   -I"$top/libomru/include" -I"$top/libomru" -I"$top" -DOMRU_VERSION='"fuzz"')
 mkdir -p "$out/obj"
 
-# The core library's sources (Makefile.am core_sources): libomru/ and the
-# profiler's model files; compiled once, instrumented for coverage.
-core=$(find "$top/libomru" -name '*.cpp' | sort)
-core+=$'\n'$(printf '%s\n' "$top"/profiler/{profile_table,speed_model,profile_store,store_file,loader_model}.cpp)
+# The core sources the parsers need (what the targets link; a target that
+# needs another file fails to link naming the symbol: add the file here).
+core_files=(
+  libomru/job_options.cpp libomru/spank_config.cpp libomru/c_api.cpp
+  libomru/model/admin_comment.cpp libomru/model/csv_table.cpp
+  libomru/model/measured_rows.cpp libomru/model/workload.cpp
+  libomru/model/node_need.cpp
+  libomru/controller/omru_conf.cpp libomru/controller/plan_state.cpp
+  libomru/controller/resize_state.cpp
+  libomru/loader/loader_entry.cpp libomru/pipeline/layer_profile.cpp
+  libomru/policy/gpu_links.cpp
+  profiler/loader_model.cpp profiler/profile_store.cpp profiler/profile_table.cpp
+)
+core=$(printf "$top/%s\n" "${core_files[@]}")
 objs=()
 compile() { # SRC OBJ
   "$cxx" "${flags[@]}" -fsanitize=fuzzer-no-link -c "$1" -o "$2"

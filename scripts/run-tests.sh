@@ -3,7 +3,8 @@
 #  1. `make check` in build/: Check unit tests, the tools' tests and the
 #     integration tests against real local Slurm clusters (needs root),
 #     several test files at once (each integration test has its own cluster);
-#  2. the unit and tool tests again, built with ASan/UBSan (build-san/).
+#  2. the unit and tool tests again, built with ASan/UBSan (build-san/),
+#     then every parser's libFuzzer target for 2 s (scripts/fuzz.sh).
 #     That build and its tests run beside 1's tests, at a lower CPU
 #     priority: the integration tests mostly wait on Slurm daemons, and the
 #     compiler takes the cores they leave idle.
@@ -102,6 +103,14 @@ say "build/: $test_jobs test files at once; build-san/ (ASan/UBSan) built and te
       CFLAGS="-g -O1" CXXFLAGS="-g -O1" 2>"$san_dir.log"; then
     say "build-san/: built in $(since "$t") s (progress in $san_dir.log)"
     check "$san_dir" "$cores" || exit 1
+    # Every parser's libFuzzer target, a short run each (make fuzz).
+    t=$EPOCHREALTIME
+    "$top/scripts/fuzz.sh" --out "$san_dir/fuzz-build" --seconds 2 >"$san_dir/fuzz.log" 2>&1
+    fuzz_rc=$?
+    record "$(since "$t")" "fuzz: build and 2 s per target (scripts/fuzz.sh)" \
+      "$([ "$fuzz_rc" = 0 ] && echo PASS || echo FAIL)"
+    say "fuzz: $(grep -c ' no crash' "$san_dir/fuzz.log") target(s) without a crash"
+    [ "$fuzz_rc" = 0 ] || exit 1
   else
     tail -n 40 "$san_dir.log"
     say "build-san/: build failed (log: $san_dir.log)"
@@ -122,6 +131,15 @@ if [ "$san_rc" = 2 ]; then
   fail=$((fail + 1))
 else
   tally "unit and tool tests under ASan/UBSan" "$san_dir"
+  # The fuzz targets: one pass each without a crash, a failure each that
+  # found one (or did not build).
+  if [ -f "$san_dir/fuzz.log" ]; then
+    p=$(grep -c ' no crash' "$san_dir/fuzz.log" || true)
+    f=$(grep -cE 'FAILED|error:' "$san_dir/fuzz.log" || true)
+    [ "$f" = 0 ] || grep -E 'FAILED|error:|property failed|SUMMARY' "$san_dir/fuzz.log" | head -n 20
+    echo "fuzz targets: $p passed, $f failed"
+    pass=$((pass + p)); fail=$((fail + f))
+  fi
 fi
 [ "$san_rc" = 0 ] || status=1
 

@@ -159,8 +159,12 @@ extern int *node_gpu_links(gres_node_state_t *ns, int n)
 	if (!ns || !ns->links_cnt || n < 1)
 		return NULL;
 	int *links = xcalloc(n * n, sizeof(int));
-	for (int a = 0; a < n; a++)
-		for (int b = 0; b < n; b++)
+	/* links_cnt is link_len x link_len, which need not be the GPU count
+	 * the caller has (bit_size of the allocation, the node's GPUs): GPUs
+	 * beyond it have no known link. */
+	int m = MIN(n, ns->link_len);
+	for (int a = 0; a < m; a++)
+		for (int b = 0; b < m; b++)
 			links[a * n + b] = ns->links_cnt[a] ? ns->links_cnt[a][b] : 0;
 	return links;
 }

@@ -19,8 +19,11 @@
 typedef struct {
 	uint32_t job_id;
 	uint64_t node_update;
-	void *part_ptr, *req_nodes, *exc_nodes, *mc; /* replaced when updated */
-	uint64_t strings; /* hash of the TRES requests and features */
+	void *part_ptr, *mc; /* replaced when updated */
+	/* Hash of the TRES requests, features, partition name and the node
+	 * lists' contents: an update frees a list and may allocate the new
+	 * one at the same address, so pointers alone could match stale. */
+	uint64_t strings;
 	uint64_t pn_min_memory;
 	uint32_t min_cpus, max_cpus, pn_min_cpus, min_nodes, max_nodes;
 	uint32_t num_tasks, ntasks_per_node;
@@ -57,6 +60,16 @@ static uint64_t hash_str(uint64_t h, const char *s)
 	return h * 0x100000001b3ULL;
 }
 
+static uint64_t hash_bits(uint64_t h, bitstr_t *b)
+{
+	if (!b)
+		return (h ^ 0x9e3779b97f4a7c15ULL) * 0x100000001b3ULL;
+	for (int64_t i = bit_ffs(b); i >= 0 && i <= bit_fls(b); i++)
+		if (bit_test(b, i))
+			h = (h ^ (uint64_t) (i + 1)) * 0x100000001b3ULL;
+	return h * 0x100000001b3ULL;
+}
+
 static void make_key(job_record_t *job_ptr, uint64_t node_update, memo_key_t *k)
 {
 	struct job_details *d = job_ptr->details;
@@ -73,10 +86,11 @@ static void make_key(job_record_t *job_ptr, uint64_t node_update, memo_key_t *k)
 	h = hash_str(h, job_ptr->tres_per_task);
 	h = hash_str(h, job_ptr->cpus_per_tres);
 	h = hash_str(h, job_ptr->mem_per_tres);
+	h = hash_str(h, job_ptr->partition);
 	if (d) {
 		h = hash_str(h, d->features);
-		k->req_nodes = d->req_node_bitmap;
-		k->exc_nodes = d->exc_node_bitmap;
+		h = hash_bits(h, d->req_node_bitmap);
+		h = hash_bits(h, d->exc_node_bitmap);
 		k->mc = d->mc_ptr;
 		k->pn_min_tmp_disk = d->pn_min_tmp_disk;
 		k->share_res = d->share_res;

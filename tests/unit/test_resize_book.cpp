@@ -308,12 +308,12 @@ START_TEST(test_a_stopping_job_holds_its_gpus_and_its_new_ones)
 }
 END_TEST
 
-START_TEST(test_a_requeued_job_is_planned_on_its_new_gpus_with_the_work_left)
+// Job 1 pending again after a requeue, its record saying `epochs_done`,
+// planned on one node of 4 with `resizes`.
+static BuiltInput requeued_plan(const ResizeBook &resizes, double epochs_done,
+				JobSnap *job = nullptr)
 {
-	SpeedBook book(fast_profiles());
-	ResizeBook resizes(settings(10).resize);
-	ck_assert(resizes.request(resize(1, "fast", 1, 4, 1000)));
-	ck_assert(resizes.ended(1, true, 1001));
+	static SpeedBook book(fast_profiles()); // BuiltInput points at it
 	Snapshot s;
 	s.now_s = 1005;
 	s.nodes = { node4() };
@@ -321,10 +321,20 @@ START_TEST(test_a_requeued_job_is_planned_on_its_new_gpus_with_the_work_left)
 	j.running = false;
 	j.where.clear();
 	j.eligible = { 0 };
-	j.epochs_done = 6;
+	j.epochs_done = epochs_done;
 	s.jobs = { j };
-	BookFor one = [&book](uint32_t) -> SpeedBook & { return book; };
-	BuiltInput b = build_plan_input(s, one, settings(10), &resizes);
+	if (job)
+		*job = j;
+	BookFor one = [](uint32_t) -> SpeedBook & { return book; };
+	return build_plan_input(s, one, settings(10), &resizes);
+}
+
+START_TEST(test_a_requeued_job_is_planned_on_its_new_gpus_with_the_work_left)
+{
+	ResizeBook resizes(settings(10).resize);
+	ck_assert(resizes.request(resize(1, "fast", 1, 4, 1000)));
+	ck_assert(resizes.ended(1, true, 1001));
+	BuiltInput b = requeued_plan(resizes, 6);
 	ck_assert_int_eq(b.in.jobs.size(), 1);
 	const planner::PlanJob &pj = b.in.jobs[0];
 	ck_assert(pj.running);
@@ -337,21 +347,11 @@ END_TEST
 START_TEST(test_a_job_that_exits_85_on_its_own_is_no_resize)
 {
 	// Slurm requeues it (RequeueExit=85) with the record its trainer
-	// wrote, epochs_done=9 of 10: the plan did not stop it, so it is
-	// planned with all its epochs and does not jump the queue.
-	SpeedBook book(fast_profiles());
+	// wrote, epochs_done=9: the plan did not stop it, so it is planned
+	// with all its epochs and does not jump the queue.
 	ResizeBook resizes(settings(10).resize);
-	Snapshot s;
-	s.now_s = 1005;
-	s.nodes = { node4() };
-	JobSnap j = running_elastic(1, 1, 900);
-	j.running = false;
-	j.where.clear();
-	j.eligible = { 0 };
-	j.epochs_done = 9;
-	s.jobs = { j };
-	BookFor one = [&book](uint32_t) -> SpeedBook & { return book; };
-	BuiltInput b = build_plan_input(s, one, settings(10), &resizes);
+	JobSnap j;
+	BuiltInput b = requeued_plan(resizes, 9, &j);
 	ck_assert_int_eq(b.in.jobs.size(), 1);
 	ck_assert(!b.in.jobs[0].running);
 	ck_assert_double_eq_tol(b.in.jobs[0].remaining_epochs, j.epochs, 1e-9);

@@ -38,7 +38,7 @@ if [ ${#targets[@]} = 0 ]; then
   for f in "$top"/fuzz/fuzz_*.cpp; do targets+=("$(basename "$f" .cpp)"); done
 fi
 
-flags=(-std=c++17 -g -O1 -fno-omit-frame-pointer
+flags=(-std=c++17 -g1 -O1 -fno-omit-frame-pointer
   -fsanitize=address,undefined -fno-sanitize-recover=all
   -I"$top/libomru/include" -I"$top/libomru" -I"$top" -DOMRU_VERSION='"fuzz"')
 mkdir -p "$out/obj"

@@ -209,6 +209,8 @@ int Builder::unlimited(const JobSnap &j)
 					     : runtime * std::pow(settings_.spread_cost, k - kmin);
 			if (m >= 0 && !priced(by_nodes[k])) {
 				unpriceable(j, m);
+				cells_ -= cells; // not priced after all
+				mine -= cells;
 				return unlimited(j); // now as an unprofiled job
 			}
 		}
@@ -412,13 +414,14 @@ void Builder::add_held(const JobSnap &j, const Resize &r)
 		pj.gpus += n;
 	int m = model_of(j);
 	int span = static_cast<int>(r.where.size());
-	if (m >= 0 && span >= min_nodes(r.to_gpus) && span <= std::min(r.to_gpus, nodes_) &&
-	    !priced(speed_of(book_of(j))->spread(m, r.to_gpus, span).epoch_s)) {
+	bool spans = span >= min_nodes(r.to_gpus) && span <= std::min(r.to_gpus, nodes_);
+	double e = m >= 0 && spans ? speed_of(book_of(j))->spread(m, r.to_gpus, span).epoch_s : 0;
+	if (m >= 0 && spans && !priced(e)) {
 		unpriceable(j, m);
 		m = -1;
 	}
-	if (m >= 0 && span >= min_nodes(r.to_gpus) && span <= std::min(r.to_gpus, nodes_)) {
-		pj.epoch_s = speed_of(book_of(j))->spread(m, r.to_gpus, span).epoch_s;
+	if (m >= 0 && spans) {
+		pj.epoch_s = e;
 		pj.epochs_at_progress_start = epochs_left(j);
 	} else {
 		pj.epoch_s = runtime_of(j);
@@ -461,12 +464,13 @@ void Builder::add_running(const JobSnap &j)
 	double left_now = 0; // epochs left now, as predicted (0: unknown)
 	bool spans = span <= std::min(j.gpus, nodes_) && span >= min_nodes(j.gpus) &&
 		     j.gpus <= total_;
-	if (m >= 0 && spans && !priced(speed_of(book_of(j))->spread(m, j.gpus, span).epoch_s)) {
+	double e = m >= 0 && spans ? speed_of(book_of(j))->spread(m, j.gpus, span).epoch_s : 0;
+	if (m >= 0 && spans && !priced(e)) {
 		unpriceable(j, m);
 		m = -1;
 	}
 	if (m >= 0 && spans) {
-		pj.epoch_s = speed_of(book_of(j))->spread(m, j.gpus, span).epoch_s;
+		pj.epoch_s = e;
 		pj.epochs_at_progress_start = epochs_left(j);
 		end = j.start_s + pj.epochs_at_progress_start * pj.epoch_s;
 		left_now = epochs_left(j, std::max(0.0, snap_.now_s - j.start_s) / pj.epoch_s);
@@ -491,7 +495,8 @@ void Builder::add_running(const JobSnap &j)
 
 void Builder::add_pending(const JobSnap &j)
 {
-	(void) unlimited(j); // first: it marks a model the plan cannot price
+	if (!j.eligible.empty())
+		(void) unlimited(j); // first: it marks a model the plan cannot price
 	int m = model_of(j);
 	int c = j.eligible.empty() ? -1 : curve(j, pending_limit(j, m));
 	if (c < 0) {

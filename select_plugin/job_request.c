@@ -57,6 +57,23 @@ extern bool job_gpu_request(job_record_t *job_ptr, job_gpus_t *out)
 	return entries > 0 && out->gpus > 0;
 }
 
+/*
+ * Whether the job's --omru-gpus asks more than omru.conf's MaxJobGpus (err
+ * says so).  spank_omru's max_gpus refuses such a range at submission; a
+ * job submitted without the plugin (a private plugstack, the raw API) is
+ * checked here, so the site's cap holds whatever the client ran.
+ */
+static bool above_site_cap(const omru_job_options_t *o, char *err, size_t len)
+{
+	int cap = settings.max_job_gpus;
+
+	if (cap <= 0 || !(o->set & OMRU_OPT_GPUS) || o->gpus_max <= (uint32_t) cap)
+		return false;
+	snprintf(err, len, "--omru-gpus=%u-%u asks more than MaxJobGpus=%d",
+		 o->gpus_min, o->gpus_max, cap);
+	return true;
+}
+
 extern void job_options(job_record_t *job_ptr, job_gpus_t *g)
 {
 	char err[256];
@@ -67,7 +84,8 @@ extern void job_options(job_record_t *job_ptr, job_gpus_t *g)
 	if (omru_job_options_from_env(
 		    (const char *const *) job_ptr->spank_job_env,
 		    job_ptr->spank_job_env_size, &g->opts, err, sizeof(err))
-	    != OMRU_OK) {
+		    != OMRU_OK ||
+	    above_site_cap(&g->opts, err, sizeof(err))) {
 		/* Said once per job: job_test runs for it many times. */
 		static uint32_t last_reported = 0;
 		g->opts_ok = false;

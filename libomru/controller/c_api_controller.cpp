@@ -150,6 +150,7 @@ void omru_ctl_settings(const omru_ctl_t *ctl, omru_ctl_settings_t *out)
 	out->plan_rigid_jobs = ctl->conf.plan_rigid_jobs;
 	out->log_plans = ctl->conf.log_plans;
 	out->elastic = ctl->conf.elastic;
+	out->max_job_gpus = ctl->conf.max_job_gpus;
 }
 
 void omru_ctl_describe(const omru_ctl_t *ctl, char *buf, size_t len)

@@ -1,6 +1,8 @@
 // omru_conf.cpp - see omru_conf.hpp.
 #include "controller/omru_conf.hpp"
 
+#include "omru/omru.h" // OMRU_GPUS_LIMIT
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -204,6 +206,10 @@ const std::vector<Key> &keys()
 		{ "CpusPerGpu",
 		  [](std::string_view v, size_t, OmruConf &c, Seen &) {
 			  return whole_in(v, 0, 1024, c.cpus_per_gpu);
+		  } },
+		{ "MaxJobGpus",
+		  [](std::string_view v, size_t, OmruConf &c, Seen &) {
+			  return whole_in(v, 0, OMRU_GPUS_LIMIT, c.max_job_gpus);
 		  } },
 		{ "LoaderCpus",
 		  [](std::string_view v, size_t, OmruConf &c, Seen &) -> std::string {
@@ -414,6 +420,7 @@ std::string format_omru_conf(const OmruConf &c)
 	s += " PlanIntervalMax=" + fmt(c.plan_interval_max_s);
 	s += " PlanTimeMax=" + fmt(c.plan_time_max_ms);
 	s += " CpusPerGpu=" + std::to_string(c.cpus_per_gpu);
+	s += " MaxJobGpus=" + std::to_string(c.max_job_gpus);
 	s += std::string(" LoaderCpus=") + (c.loader_cpus ? "yes" : "no");
 	s += std::string(" PlanRigidJobs=") + (c.plan_rigid_jobs ? "yes" : "no");
 	s += " MaxPendingPlanned=" + std::to_string(c.max_pending_planned);

@@ -26,6 +26,7 @@ struct OmruConf {
 	double plan_interval_max_s = 30;        // PlanIntervalMax=, 1..86400, >= min
 	double plan_time_max_ms = 200;          // PlanTimeMax=, 1..60000
 	int cpus_per_gpu = 0;                   // CpusPerGpu=, 0..1024; 0 = leave CPUs alone
+	int max_job_gpus = 0;                   // MaxJobGpus=, 0..OMRU_GPUS_LIMIT; 0 = that limit
 	bool loader_cpus = false;               // LoaderCpus=: + the model's loader demand
 	bool plan_rigid_jobs = true;            // PlanRigidJobs=
 	int max_pending_planned = 5000;         // MaxPendingPlanned=, 1..1000000

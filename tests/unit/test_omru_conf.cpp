@@ -62,6 +62,7 @@ START_TEST(test_empty_text_gives_the_defaults)
 	ck_assert(!c.loader_cpus);
 	ck_assert(c.plan_rigid_jobs);
 	ck_assert_int_eq(c.max_pending_planned, 5000);
+	ck_assert_int_eq(c.max_job_gpus, 0);
 	ck_assert(!c.log_plans);
 }
 END_TEST
@@ -72,7 +73,7 @@ START_TEST(test_every_key_is_read)
 			    "ProfileFile=/a.csv\n"
 			    "StateDir=/var/omru\nPlanIntervalMin=0.5\n"
 			    "PlanIntervalMax=10\nPlanTimeMax=50\nCpusPerGpu=4\n"
-			    "LoaderCpus=yes\n"
+			    "MaxJobGpus=64\nLoaderCpus=yes\n"
 			    "PlanRigidJobs=no\nMaxPendingPlanned=100\nLogPlans=yes\n");
 	ck_assert(c.objective == planner::Objective::MeanJct);
 	ck_assert_double_eq(c.fairness_factor, 2.5);
@@ -83,6 +84,7 @@ START_TEST(test_every_key_is_read)
 	ck_assert_double_eq(c.plan_interval_max_s, 10);
 	ck_assert_double_eq(c.plan_time_max_ms, 50);
 	ck_assert_int_eq(c.cpus_per_gpu, 4);
+	ck_assert_int_eq(c.max_job_gpus, 64);
 	ck_assert(c.loader_cpus);
 	ck_assert(!c.plan_rigid_jobs);
 	ck_assert_int_eq(c.max_pending_planned, 100);
@@ -215,7 +217,7 @@ START_TEST(test_unknown_key_lists_the_known_ones)
 			    "omru.conf:2: unknown key 'Objectiv' (known: Objective, "
 			    "FairnessFactor, ProfileFile, StateDir, PlanIntervalMin, "
 			    "PlanIntervalMax, PlanTimeMax, CorrectionMargin, SpreadCost, "
-			    "CpusPerGpu, LoaderCpus, "
+			    "CpusPerGpu, MaxJobGpus, LoaderCpus, "
 			    "PlanRigidJobs, "
 			    "MaxPendingPlanned, Elastic, ElasticGrace, RestartOverhead, "
 			    "ResizeMargin, PhaseAware, PhaseThreshold, LayerProfileDir, "
@@ -234,6 +236,8 @@ START_TEST(test_elastic_keys_are_checked)
 	ck_assert(error_of("PhaseAware=maybe").find("must be yes or no") != std::string::npos);
 	ck_assert_string_eq(error_of("LayerProfileDir=layers"),
 			    "omru.conf:1: LayerProfileDir=layers: must be an absolute path");
+	ck_assert_string_eq(error_of("MaxJobGpus=1025"),
+			    "omru.conf:1: MaxJobGpus=1025: must be a whole number from 0 to 1024");
 	ck_assert_string_eq(error_of("PipelineBatch=0"),
 			    "omru.conf:1: PipelineBatch=0: must be a whole number from 1 to 1048576");
 	ck_assert_string_eq(error_of("PipelineGpuMem=-1"),
@@ -259,7 +263,7 @@ START_TEST(test_include_is_an_unknown_key)
 			    "omru.conf:1: unknown key 'Include' (known: Objective, "
 			    "FairnessFactor, ProfileFile, StateDir, PlanIntervalMin, "
 			    "PlanIntervalMax, PlanTimeMax, CorrectionMargin, SpreadCost, "
-			    "CpusPerGpu, LoaderCpus, "
+			    "CpusPerGpu, MaxJobGpus, LoaderCpus, "
 			    "PlanRigidJobs, "
 			    "MaxPendingPlanned, Elastic, ElasticGrace, RestartOverhead, "
 			    "ResizeMargin, PhaseAware, PhaseThreshold, LayerProfileDir, "
@@ -534,7 +538,7 @@ START_TEST(test_format_writes_every_key_at_its_default)
 	ck_assert_string_eq(format_omru_conf(OmruConf{}),
 			    "Objective=makespan FairnessFactor=0 ProfileFile=(none) "
 			    "StateDir=(default) PlanIntervalMin=1 PlanIntervalMax=30 "
-			    "PlanTimeMax=200 CpusPerGpu=0 LoaderCpus=no PlanRigidJobs=yes "
+			    "PlanTimeMax=200 CpusPerGpu=0 MaxJobGpus=0 LoaderCpus=no PlanRigidJobs=yes "
 			    "MaxPendingPlanned=5000 LogPlans=no CorrectionMargin=0.25 "
 			    "SpreadCost=1.25 Elastic=yes ElasticGrace=300 RestartOverhead=60 "
 			    "ResizeMargin=0.1 "
@@ -549,7 +553,7 @@ START_TEST(test_format_writes_the_values_read)
 			    "ProfileFile=/a.csv\nProfileFile=/b.csv\n"
 			    "StateDir=/var/omru\nPlanIntervalMin=0.1\n"
 			    "PlanIntervalMax=86400\nPlanTimeMax=12345.678\nCpusPerGpu=4\n"
-			    "LoaderCpus=yes\nPlanRigidJobs=no\nMaxPendingPlanned=1000000\nLogPlans=yes\n"
+			    "MaxJobGpus=16\nLoaderCpus=yes\nPlanRigidJobs=no\nMaxPendingPlanned=1000000\nLogPlans=yes\n"
 			    "CorrectionMargin=0.5\nSpreadCost=1.5\nElastic=no\nElasticGrace=45\n"
 			    "RestartOverhead=0\nResizeMargin=0.25\nPhaseAware=no\n"
 			    "PhaseThreshold=0.25\nLayerProfileDir=/etc/slurm/layers\n"
@@ -558,7 +562,7 @@ START_TEST(test_format_writes_the_values_read)
 			    "Objective=jct FairnessFactor=2.25 ProfileFile=/a.csv "
 			    "ProfileFile=/b.csv StateDir=/var/omru PlanIntervalMin=0.1 "
 			    "PlanIntervalMax=86400 PlanTimeMax=12345.678 CpusPerGpu=4 "
-			    "LoaderCpus=yes PlanRigidJobs=no MaxPendingPlanned=1000000 LogPlans=yes "
+			    "MaxJobGpus=16 LoaderCpus=yes PlanRigidJobs=no MaxPendingPlanned=1000000 LogPlans=yes "
 			    "CorrectionMargin=0.5 SpreadCost=1.5 Elastic=no ElasticGrace=45 "
 			    "RestartOverhead=0 "
 			    "ResizeMargin=0.25 PhaseAware=no PhaseThreshold=0.25 "

@@ -50,6 +50,7 @@ typedef struct {
 	int plan_rigid_jobs; /* plain GPU jobs are planned too */
 	int log_plans;
 	int elastic; /* Elastic=yes: --omru-elastic jobs are resized */
+	int max_job_gpus; /* MaxJobGpus: the most --omru-gpus may ask; 0: none */
 } omru_ctl_settings_t;
 void omru_ctl_settings(const omru_ctl_t *ctl, omru_ctl_settings_t *out);
 

@@ -8,11 +8,13 @@
       The omru-sim options that describe the site (nodes' CPUs and memory,
       nobody's GPU limit, the license).
   limits_idle.py replay --mix mix.csv --sacct S --alloc A --sched omru|backfill
+                        [--profiles P.csv] [--trace FILE]
       What one run did (sacct with SLURM_TIME_FORMAT=%s; A: `scontrol -d -o
       show job` lines of running jobs, polled during the run): key=value
       lines (mean JCT, GPU utilisation, idle GPU-seconds while a pending job
       could have started, ...), then '#' lines naming the jobs that waited
-      longest while they could have started; --trace FILE: each interval.
+      longest while they could have started; --trace FILE: each interval;
+      --profiles P.csv (the run's, time-scaled): also idle_gain_gpu_s.
   limits_idle.py workload --mix mix.csv --sacct S --sched omru|backfill > W.csv
       The omru-sim workload of that run's real submission times with the
       site's limits as its columns (doc/sim-formats.md, Site limits): node
@@ -238,6 +240,7 @@ class Job:
         if row['constraint']:
             want = set(row['constraint'].split('|'))
             self.nodes = [n for n in self.nodes if FEATURES[n] & want]
+        self.model, self.epochs = row['model'], float(row['epochs'])
         self.submit, self.start, self.end = acct['submit'], acct['start'], acct['end']
         self.state = acct['state']
         self.gpus = acct['gpus']
@@ -274,11 +277,16 @@ class Job:
                 best = g
         return best
 
-    def fit(self, st):
-        """(count, {node: gpus}) of the largest start possible in ST, or None."""
+    def fit(self, st, now=None, prof=None):
+        """(count, {node: gpus}) of the largest start possible in ST, or None.
+        With NOW and PROF (profiles): only counts whose packed runtime from
+        NOW ends the job sooner than it really ended (a start it gained by)."""
         if self.lic and st['lic'] >= LICENSES:
             return None
         counts = self.counts
+        if prof is not None and self.end is not None:
+            counts = [c for c in counts
+                      if now + self.epochs * prof.get((self.model, c), math.inf) < self.end]
         if self.user == 'nobody':
             counts = [c for c in counts if st['capped'] + c <= QOS_CAP]
         caps = {n: self.capacity(st, n) for n in self.nodes}
@@ -356,7 +364,8 @@ def cmd_replay(a):
     t1 = max(j.end for j in jobs if j.end is not None)
     times = sorted({t for j in jobs for t in (j.submit, j.start, j.end)
                     if t is not None and t0 <= t <= t1})
-    idle_wait = idle_any = 0.0
+    idle_wait = idle_any = idle_gain = 0.0
+    prof = read_profiles(a.profiles) if a.profiles else None
     trace = open(a.trace, 'w') if a.trace else None
     startable = {j.name: 0 for j in jobs}
     for a_, b_ in zip(times, times[1:]):
@@ -374,6 +383,13 @@ def cmd_replay(a):
                 startable[j.name] += dt
                 usable |= {n for n in j.nodes if j.capacity(st, n) > 0}
         idle_any += dt * sum(st['gpu'][n] for n in usable)
+        if prof is not None:
+            gain = copy_state(st)
+            for j in sorted(pending, key=lambda j: (j.submit, int(jobs.index(j)))):
+                f = j.fit(gain, a_, prof)
+                if f:
+                    j.take(gain, f[1])
+                    idle_gain += dt * f[0]
         paper = copy_state(st)
         started = []
         for j in sorted(pending, key=lambda j: (j.submit, int(jobs.index(j)))):
@@ -401,6 +417,7 @@ def cmd_replay(a):
         'util': '%.3f' % (busy / (len(NODES) * GPUS * span) if span else 0),
         'idle_wait_gpu_s': '%.0f' % idle_wait,
         'idle_any_gpu_s': '%.0f' % idle_any,
+        'idle_gain_gpu_s': '%.0f' % idle_gain if prof is not None else '-',
         'completed': sum(j.state == 'COMPLETED' for j in jobs),
         'timeout': sum(j.state == 'TIMEOUT' for j in jobs),
         'not_completed': sum(j.state != 'COMPLETED' for j in jobs),
@@ -478,6 +495,8 @@ def main():
         s.add_argument('--sacct', required=True)
         s.add_argument('--sched', choices=['omru', 'backfill'], required=True)
     r.add_argument('--alloc')
+    r.add_argument('--profiles', help='the run\'s profiles (time-scaled): '
+                   'also idle_gain_gpu_s')
     r.add_argument('--trace', help='one line per interval with pending jobs: '
                    'seconds from the first submission, length, free GPUs/CPUs/MB '
                    'per node, pending jobs -> those started on paper')

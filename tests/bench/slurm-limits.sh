@@ -65,7 +65,11 @@
 # includes each scheduler's reaction time (a job submitted onto free GPUs
 # counts until it starts).  idle_any_gpu_s is a looser bound: every free
 # GPU of a node on which at least one pending job could have started on its
-# own, x the interval.
+# own, x the interval.  idle_gain_gpu_s is idle_wait_gpu_s with only the
+# starts the job would have gained by: a count whose packed runtime from
+# the interval's start ends the job before it really ended (a moldable job
+# the plan kept waiting for more GPUs, and that ended sooner for it, is not
+# counted; a rigid job that waited always is).
 #
 # Results (the table, then '#' lines: the jobs that waited longest while they
 # could have started, refusals, jobs a deadline cancelled) go to stdout and
@@ -208,7 +212,7 @@ run_sched() {
 # replay NAME KIND: limits_idle.py's replay of run NAME into OUT/NAME.replay.
 replay() {
   python3 "$helper" replay --mix "$out/mix.csv" --sacct "$out/$1.sacct" \
-    --alloc "$out/$1.alloc" --sched "$2" >"$out/$1.replay"
+    --alloc "$out/$1.alloc" --sched "$2" --profiles "$work/profiles.csv" >"$out/$1.replay"
 }
 # val NAME KEY: a value of OUT/NAME.replay.
 val() { sed -n "s/^$2=//p" "$out/$1.replay"; }
@@ -247,23 +251,26 @@ for run in omru backfill; do
 done
 
 {
-  fmt='%-9s %10s %6s %8s %10s %6s %15s %14s %8s %8s %8s %8s %8s\n'
+  fmt='%-9s %10s %6s %8s %10s %6s %15s %15s %14s %8s %8s %8s %8s %8s\n'
   # shellcheck disable=SC2059
   printf "$fmt" sched makespan_s sim_s real/sim jct_mean_s util idle_wait_gpu_s \
-    idle_any_gpu_s timeout failed refused ref_twice errors
+    idle_gain_gpu_s idle_any_gpu_s timeout failed refused ref_twice errors
   for run in backfill omru; do
     # shellcheck disable=SC2059
     printf "$fmt" "$run" "${MS[$run]}${STK[$run]:+*}" "${SIM[$run]}" \
       "$(awk -v a="${MS[$run]}" -v b="${SIM[$run]}" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')" \
       "$(val "$run" jct_mean_s)" "$(val "$run" util)" "$(val "$run" idle_wait_gpu_s)" \
-      "$(val "$run" idle_any_gpu_s)" "$(val "$run" timeout)" "${FAIL[$run]}" \
+      "$(val "$run" idle_gain_gpu_s)" "$(val "$run" idle_any_gpu_s)" "$(val "$run" timeout)" "${FAIL[$run]}" \
       "${REF[$run]}" "${REF2[$run]}" "${PERR[$run]}"
   done
   awk -v mo="${MS[omru]}" -v mb="${MS[backfill]}" -v io="$(val omru idle_wait_gpu_s)" \
       -v ib="$(val backfill idle_wait_gpu_s)" -v jo="$(val omru jct_mean_s)" \
-      -v jb="$(val backfill jct_mean_s)" 'BEGIN {
-    printf "omru / backfill: makespan %.3f (goal <= 0.85), idle_wait_gpu_s %s (goal <= 1), mean JCT %.3f\n",
-      mo / mb, (ib > 0 ? sprintf("%.3f", io / ib) : (io > 0 ? "inf" : "-")), jo / jb }'
+      -v jb="$(val backfill jct_mean_s)" -v go="$(val omru idle_gain_gpu_s)" \
+      -v gb="$(val backfill idle_gain_gpu_s)" '
+    function ratio(a, b) { return b > 0 ? sprintf("%.3f", a / b) : (a > 0 ? "inf" : "-") }
+    BEGIN {
+    printf "omru / backfill: makespan %.3f (goal <= 0.85), idle_wait_gpu_s %s (goal <= 1), idle_gain_gpu_s %s, mean JCT %.3f\n",
+      mo / mb, ratio(io, ib), ratio(go, gb), jo / jb }'
   for run in backfill omru; do
     echo "# $run: jobs that waited longest while they could have started:"
     grep '^#' "$out/$run.replay" | sed 's/^#/#  /' || true
@@ -280,11 +287,11 @@ done
 } | tee "$out/summary.txt"
 
 {
-  printf 'sched\tseed\tjobs\tmakespan_s\tsim_s\tjct_mean_s\tutil\tidle_wait_gpu_s\tidle_any_gpu_s\ttimeout\tnot_completed\trefused\trefused_twice\tplugin_errors\tstuck\n'
+  printf 'sched\tseed\tjobs\tmakespan_s\tsim_s\tjct_mean_s\tutil\tidle_wait_gpu_s\tidle_gain_gpu_s\tidle_any_gpu_s\ttimeout\tnot_completed\trefused\trefused_twice\tplugin_errors\tstuck\n'
   for run in backfill omru; do
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$run" "$seed" "$njobs" \
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$run" "$seed" "$njobs" \
       "${MS[$run]}" "${SIM[$run]}" "$(val "$run" jct_mean_s)" "$(val "$run" util)" \
-      "$(val "$run" idle_wait_gpu_s)" "$(val "$run" idle_any_gpu_s)" "$(val "$run" timeout)" \
+      "$(val "$run" idle_wait_gpu_s)" "$(val "$run" idle_gain_gpu_s)" "$(val "$run" idle_any_gpu_s)" "$(val "$run" timeout)" \
       "${FAIL[$run]}" "${REF[$run]}" "${REF2[$run]}" "${PERR[$run]}" \
       "$(grep -c . <<<"${STK[$run]}" || true)"
   done

@@ -11,7 +11,7 @@ namespace omru {
 namespace {
 const char *const kDefaultRunDir = "/run/slurm-omru";
 const char *const kKeys = "default_profile, max_gpus, run_dir, report_interval, "
-			  "loader_share, loader_cpus, loader_max";
+			  "loader_share, loader_cpus, loader_max, job_dir_mb";
 
 // An integer from lo to hi, the whole value.
 bool parse_uint(std::string_view value, unsigned lo, unsigned hi, unsigned &out)
@@ -38,6 +38,7 @@ Parsed<omru_spank_config_t> parse_spank_config(int argc,
 	cfg.loader_share = OMRU_LOADER_SHARE_NODE;
 	cfg.loader_cpus = 0;
 	cfg.loader_max = OMRU_LOADER_MAX_LIMIT;
+	cfg.job_dir_mb = 16;
 	std::set<std::string> seen;
 	for (int i = 0; i < argc; i++) {
 		if (!argv || !argv[i])
@@ -114,6 +115,12 @@ Parsed<omru_spank_config_t> parse_spank_config(int argc,
 					       std::string(value) +
 					       ": expected workers from 1 to " +
 					       std::to_string(OMRU_LOADER_MAX_LIMIT));
+		} else if (key == "job_dir_mb") {
+			if (!parse_uint(value, 1, OMRU_JOB_DIR_MB_LIMIT, cfg.job_dir_mb))
+				return R::fail("plugstack.conf: job_dir_mb=" +
+					       std::string(value) +
+					       ": expected MiB from 1 to " +
+					       std::to_string(OMRU_JOB_DIR_MB_LIMIT));
 		} else {
 			return R::fail("plugstack.conf: unknown key '" + key +
 				       "' (keys: " + kKeys + ")");

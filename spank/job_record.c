@@ -81,7 +81,8 @@ extern int omru_job_dir_create(spank_t sp)
 	    spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS)
 		return 0;
 	snprintf(rec.dir, sizeof(rec.dir), "%s/job%u", omru_config.run_dir, job_id);
-	if (omru_user_dir_make(omru_config.run_dir, rec.dir, uid, gid) != 0) {
+	if (omru_user_dir_make(omru_config.run_dir, rec.dir, uid, gid,
+			       omru_config.job_dir_mb) != 0) {
 		slurm_error("%s: job %u: the job's measurements will not reach "
 			    "the planner", OMRU_SPANK_NAME, job_id);
 		return 0;

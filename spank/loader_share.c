@@ -101,7 +101,8 @@ extern int omru_loader_step_join(spank_t sp)
 	} else {
 		snprintf(ls.dir, sizeof(ls.dir), "%s/job%u.step%u",
 			 omru_config.run_dir, ls.job_id, ls.step_id);
-		if (omru_user_dir_make(omru_config.run_dir, ls.dir, ls.uid, gid) != 0)
+		if (omru_user_dir_make(omru_config.run_dir, ls.dir, ls.uid, gid,
+				       omru_config.job_dir_mb) != 0)
 			return 0;
 		ls.own_dir = true;
 	}

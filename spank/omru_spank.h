@@ -45,11 +45,15 @@ extern int omru_gpu_request_check(bool may_set);
  * the job's real allocation.  RET 0 (failures are logged, not fatal) */
 extern int omru_step_env_fix(spank_t sp);
 
-/* user_dir.c (root): RUN/DIR as a 0700 directory of uid:gid, RUN made
- * root-owned when missing (and refused unless root's, writable by root
- * alone).  RET 0 or -1 (logged) */
+/* user_dir.c (root): RUN/DIR as a 0700 directory of uid:gid holding at
+ * most SIZE_MB MiB (a tmpfs of its own where the node allows mounts), RUN
+ * made root-owned when missing (and refused unless root's, writable by
+ * root alone).  RET 0 or -1 (logged) */
 extern int omru_user_dir_make(const char *run, const char *dir, uid_t uid,
-			      gid_t gid);
+			      gid_t gid, unsigned size_mb);
+/* user_dir.c (root): every directory of job JOB under RUN (its own and its
+ * steps'), as omru_user_dir_remove.  RET 0 or -1 (logged) */
+extern int omru_user_dirs_remove_job(const char *run, uint32_t job);
 /* user_dir.c (root): RUN/DIR and all in it, never following a link.
  * RET 0 or -1 (logged) */
 extern int omru_user_dir_remove(const char *run, const char *dir);

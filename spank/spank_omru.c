@@ -83,6 +83,35 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
 	return omru_job_reporter_start(sp);
 }
 
+/*
+ * slurmd's epilog, on every node of the job once all its steps ended there:
+ * its directories under run_dir go, also those of a step whose slurmstepd
+ * died before its exit hook could remove them (a tmpfs would stay mounted).
+ */
+int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
+{
+	uint32_t job = 0;
+	omru_spank_config_t cfg;
+	char err[512];
+
+	if (spank_context() != S_CTX_JOB_SCRIPT)
+		return 0;
+	/* slurm_spank_init is not called in this context: its own copy. */
+	if (omru_spank_config_parse(ac, (const char *const *) av, &cfg, err,
+				    sizeof(err)) != OMRU_OK) {
+		slurm_error("%s: %s", OMRU_SPANK_NAME, err);
+		return 0;
+	}
+	if (spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS || !job) {
+		slurm_error("%s: epilog: no job id", OMRU_SPANK_NAME);
+		return 0;
+	}
+	if (omru_user_dirs_remove_job(cfg.run_dir, job) == 0)
+		slurm_debug("%s: epilog: job %u: its directories under %s are gone",
+			    OMRU_SPANK_NAME, job, cfg.run_dir);
+	return 0;
+}
+
 int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
 	(void) ac;

@@ -26,6 +26,7 @@ START_TEST(test_no_arguments_gives_defaults)
 	ck_assert_int_eq(cfg.loader_share, OMRU_LOADER_SHARE_NODE);
 	ck_assert_uint_eq(cfg.loader_cpus, 0);
 	ck_assert_uint_eq(cfg.loader_max, 256);
+	ck_assert_uint_eq(cfg.job_dir_mb, 16);
 }
 END_TEST
 
@@ -33,9 +34,11 @@ START_TEST(test_known_keys_are_applied)
 {
 	const char *argv[] = { "default_profile=off", "max_gpus=16",
 			       "run_dir=/var/run/omru", "report_interval=2",
-			       "loader_share=job", "loader_cpus=48", "loader_max=6" };
+			       "loader_share=job", "loader_cpus=48", "loader_max=6",
+			       "job_dir_mb=4096" };
 	omru_spank_config_t cfg;
-	ck_assert_int_eq(parse(7, argv, &cfg), OMRU_OK);
+	ck_assert_int_eq(parse(8, argv, &cfg), OMRU_OK);
+	ck_assert_uint_eq(cfg.job_dir_mb, 4096);
 	ck_assert_int_eq(cfg.loader_share, OMRU_LOADER_SHARE_JOB);
 	ck_assert_uint_eq(cfg.loader_cpus, 48);
 	ck_assert_uint_eq(cfg.loader_max, 6);
@@ -56,7 +59,7 @@ START_TEST(test_unknown_key_is_an_error)
 	ck_assert_int_eq(parse(1, argv, &cfg), OMRU_EINVAL);
 	ck_assert_str_eq(err, "plugstack.conf: unknown key 'max_gpu' (keys: "
 			      "default_profile, max_gpus, run_dir, report_interval, "
-			      "loader_share, loader_cpus, loader_max)");
+			      "loader_share, loader_cpus, loader_max, job_dir_mb)");
 }
 END_TEST
 
@@ -81,7 +84,8 @@ START_TEST(test_bad_values_are_errors)
 			      "report_interval=3601", "report_interval=1s",
 			      "loader_share=yes", "loader_share=", "loader_cpus=0",
 			      "loader_cpus=4097", "loader_max=0", "loader_max=257",
-			      "loader_max=2.5" };
+			      "loader_max=2.5", "job_dir_mb=0", "job_dir_mb=4097",
+			      "job_dir_mb=1M" };
 	omru_spank_config_t cfg;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		ck_assert_msg(parse(1, &bad[i], &cfg) == OMRU_EINVAL,

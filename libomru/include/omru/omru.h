@@ -145,6 +145,7 @@ int omru_job_options_format(const omru_job_options_t *opts, char *buf,
 #define OMRU_RUN_DIR_MAX 255
 #define OMRU_LOADER_CPUS_LIMIT 4096
 #define OMRU_LOADER_MAX_LIMIT 256 /* omru-train's most loader workers */
+#define OMRU_JOB_DIR_MB_LIMIT 4096
 /* loader_share=: who gets a node's data-loader CPUs */
 typedef enum {
 	OMRU_LOADER_SHARE_NODE = 0, /* the node's spare CPUs, re-shared */
@@ -167,6 +168,9 @@ typedef struct {
 	unsigned loader_cpus;
 	/* loader_max=: most workers per task, 1..256, default 256 */
 	unsigned loader_max;
+	/* job_dir_mb=: the size of each job's directory under run_dir (a
+	 * tmpfs of its own), 1..OMRU_JOB_DIR_MB_LIMIT MiB, default 16 */
+	unsigned job_dir_mb;
 } omru_spank_config_t;
 
 /*

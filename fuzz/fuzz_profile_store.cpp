@@ -2,7 +2,7 @@
 // which slurmctld and omru-profile load: what loads is written back exactly
 // and stays within the store's bounds.
 #include "fuzz_input.hpp"
-#include "profiler/profile_store.hpp"
+#include "profile/profile_store.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -14,7 +14,7 @@
 #include "controller/site_profiles.hpp"
 #include "model/cluster.hpp"
 #include "profiler/profile_view.hpp"
-#include "profiler/store_file.hpp"
+#include "profile/store_file.hpp"
 #include "profiler/store_location.hpp"
 #include "profiler/store_users.hpp"
 

@@ -2,7 +2,7 @@
 // store and the site's files know, per user (list), and for one model the
 // rows behind it and the curve the planner fits from them for that user's
 // jobs, with how sure each number is (show).  Built from the same pieces
-// slurmctld plans with (controller/profile_books.hpp, profiler/speed_model.hpp),
+// slurmctld plans with (controller/profile_books.hpp, profile/speed_model.hpp),
 // so what is shown is what is planned.
 #ifndef OMRU_PROFILER_PROFILE_VIEW_HPP
 #define OMRU_PROFILER_PROFILE_VIEW_HPP
@@ -15,8 +15,8 @@
 
 #include "controller/site_profiles.hpp"
 #include "model/cluster.hpp"
-#include "profiler/speed_model.hpp"
-#include "profiler/profile_store.hpp"
+#include "profile/speed_model.hpp"
+#include "profile/profile_store.hpp"
 
 namespace omru {
 namespace profiler {

@@ -5,7 +5,7 @@
 #include <pwd.h>
 #include <vector>
 
-#include "profiler/profile_store.hpp" // kSiteUid
+#include "profile/profile_store.hpp" // kSiteUid
 
 namespace omru {
 namespace profiler {

@@ -54,7 +54,7 @@ core_files=(
   libomru/controller/resize_state.cpp
   libomru/loader/loader_entry.cpp libomru/pipeline/layer_profile.cpp
   libomru/policy/gpu_links.cpp
-  profiler/loader_model.cpp profiler/profile_store.cpp profiler/profile_table.cpp
+  libomru/profile/loader_model.cpp libomru/profile/profile_store.cpp libomru/profile/profile_table.cpp
 )
 core=$(printf "$top/%s\n" "${core_files[@]}")
 objs=()

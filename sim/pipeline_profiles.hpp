@@ -13,7 +13,7 @@
 
 #include "model/cluster.hpp"
 #include "pipeline/pipeline_gain.hpp"
-#include "profiler/profile_table.hpp"
+#include "profile/profile_table.hpp"
 
 namespace omru {
 

@@ -24,7 +24,7 @@
 #include <thread>
 
 #include "data_loader.hpp"
-#include "profiler/loader_model.hpp"
+#include "profile/loader_model.hpp"
 
 namespace omru {
 namespace train {

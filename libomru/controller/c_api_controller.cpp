@@ -19,7 +19,7 @@
 #include "controller/resize_state.hpp"
 #include "controller/site_profiles.hpp"
 #include "model/admin_comment.hpp"
-#include "profiler/store_file.hpp"
+#include "profile/store_file.hpp"
 #include "omru/omru_ctl.h"
 #include "policy/gpu_links.hpp"
 

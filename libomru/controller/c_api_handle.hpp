@@ -11,7 +11,7 @@
 
 #include "controller/controller.hpp"
 #include "controller/omru_conf.hpp"
-#include "profiler/store_file.hpp"
+#include "profile/store_file.hpp"
 
 struct omru_ctl {
 	omru::controller::OmruConf conf;

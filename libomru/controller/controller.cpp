@@ -9,7 +9,7 @@
 #include "loader/loader_entry.hpp"
 #include "model/admin_comment.hpp"
 #include "planner/planner.hpp"
-#include "profiler/loader_model.hpp"
+#include "profile/loader_model.hpp"
 
 namespace omru {
 namespace controller {

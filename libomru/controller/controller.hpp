@@ -19,7 +19,7 @@
 #include "controller/snapshot.hpp"
 #include "planner/plan.hpp"
 #include "planner/replanner.hpp"
-#include "profiler/profile_store.hpp"
+#include "profile/profile_store.hpp"
 
 namespace omru {
 namespace controller {

@@ -11,7 +11,7 @@
 
 #include "job_options.hpp" // Parsed
 #include "planner/plan.hpp"
-#include "profiler/speed_model.hpp" // kDefaultSpreadCost
+#include "profile/speed_model.hpp" // kDefaultSpreadCost
 
 namespace omru {
 namespace controller {

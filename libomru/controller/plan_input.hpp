@@ -38,8 +38,8 @@
 #include "controller/pipeline_gains.hpp"
 #include "controller/resize_book.hpp"
 #include "controller/snapshot.hpp"
-#include "profiler/profile_table.hpp"
-#include "profiler/speed_model.hpp"
+#include "profile/profile_table.hpp"
+#include "profile/speed_model.hpp"
 #include "planner/plan.hpp"
 
 namespace omru {

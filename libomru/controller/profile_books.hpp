@@ -1,7 +1,7 @@
 // profile_books.hpp - which profiles price whose jobs.  The site's rows
 // (omru.conf ProfileFile=, and rows an admin imported into the store with
 // omru-profile) are shared by all; what a user's jobs measured (the
-// profile store, profiler/profile_store.hpp) prices only that user's jobs,
+// profile store, profile/profile_store.hpp) prices only that user's jobs,
 // so one user's numbers never steer another user's jobs.  A user with rows
 // of their own gets a book of their rows first, then the site's for
 // everything they did not measure; where the store keeps a correction for
@@ -19,7 +19,7 @@
 
 #include "controller/plan_input.hpp"
 #include "controller/site_profiles.hpp"
-#include "profiler/profile_store.hpp"
+#include "profile/profile_store.hpp"
 
 namespace omru {
 namespace controller {

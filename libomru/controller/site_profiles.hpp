@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "job_options.hpp" // Parsed
-#include "profiler/profile_table.hpp"
+#include "profile/profile_table.hpp"
 
 namespace omru {
 namespace controller {

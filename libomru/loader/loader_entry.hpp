@@ -27,7 +27,7 @@
 #include <string_view>
 
 #include "job_options.hpp"
-#include "profiler/loader_model.hpp"
+#include "profile/loader_model.hpp"
 
 namespace omru {
 

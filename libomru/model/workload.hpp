@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "model/node_need.hpp"
-#include "profiler/profile_table.hpp"
+#include "profile/profile_table.hpp"
 
 namespace omru {
 

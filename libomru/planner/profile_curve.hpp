@@ -5,7 +5,7 @@
 #define OMRU_PLANNER_PROFILE_CURVE_HPP
 
 #include "model/cluster.hpp"
-#include "profiler/profile_table.hpp"
+#include "profile/profile_table.hpp"
 #include "planner/plan.hpp"
 
 namespace omru {

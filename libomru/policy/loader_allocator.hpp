@@ -32,7 +32,7 @@
 
 #include <vector>
 
-#include "profiler/loader_model.hpp"
+#include "profile/loader_model.hpp"
 
 namespace omru {
 

@@ -9,7 +9,7 @@
 
 #include "model/cluster.hpp"
 #include "model/site_usage.hpp"
-#include "profiler/profile_table.hpp"
+#include "profile/profile_table.hpp"
 #include "model/workload.hpp"
 #include "policy/placement.hpp"
 

@@ -31,7 +31,7 @@
 #include "planner/planner.hpp"
 #include "planner/profile_curve.hpp"
 #include "policy/placement.hpp"
-#include "profiler/profile_table.hpp"
+#include "profile/profile_table.hpp"
 
 using namespace omru;
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "policy/loader_allocator.hpp"
-#include "profiler/loader_model.hpp"
+#include "profile/loader_model.hpp"
 
 using namespace omru;
 

@@ -19,9 +19,9 @@
 
 #include "controller/site_profiles.hpp"
 #include "omru/omru_ctl.h"
-#include "profiler/profile_store.hpp"
+#include "profile/profile_store.hpp"
 #include "profiler/profile_view.hpp"
-#include "profiler/store_file.hpp"
+#include "profile/store_file.hpp"
 #include "profiler/store_location.hpp"
 
 using namespace omru;

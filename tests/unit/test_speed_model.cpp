@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "model/csv_table.hpp"
-#include "profiler/speed_model.hpp"
+#include "profile/speed_model.hpp"
 
 using namespace omru;
 

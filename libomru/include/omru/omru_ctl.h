@@ -238,7 +238,7 @@ int omru_ctl_job_started(omru_ctl_t *ctl, uint32_t job_id, double now_s,
 			 size_t outlen, char *note, size_t notelen);
 
 /*
- * The profile store in StateDir (profiler/store_file.hpp), saved off
+ * The profile store in StateDir (profile/store_file.hpp), saved off
  * slurmctld's hot path: under the glue's lock take the unsaved changes
  * (omru_ctl_store_take: NULL only on failure; without changes the batch
  * just looks whether the file changed), write them without the lock

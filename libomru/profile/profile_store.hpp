@@ -7,8 +7,8 @@
 // no job stream can grow it without limit: the oldest measurement goes
 // first.  The text format is described at ProfileStore::serialize and in
 // omru-profile(1), FILES.
-#ifndef OMRU_PROFILER_PROFILE_STORE_HPP
-#define OMRU_PROFILER_PROFILE_STORE_HPP
+#ifndef OMRU_PROFILE_PROFILE_STORE_HPP
+#define OMRU_PROFILE_PROFILE_STORE_HPP
 
 #include <cstdint>
 #include <map>

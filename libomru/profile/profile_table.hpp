@@ -2,8 +2,8 @@
 // (doc/sim-formats.md, Profiles).  It is the simulator's ground truth: lookups
 // never invent a row.  Estimates for unmeasured counts belong to a speed
 // model, not here.
-#ifndef OMRU_PROFILER_PROFILE_TABLE_HPP
-#define OMRU_PROFILER_PROFILE_TABLE_HPP
+#ifndef OMRU_PROFILE_PROFILE_TABLE_HPP
+#define OMRU_PROFILE_PROFILE_TABLE_HPP
 
 #include <optional>
 #include <string>

@@ -1,5 +1,5 @@
 // store_file.cpp - see store_file.hpp.
-#include "profiler/store_file.hpp"
+#include "profile/store_file.hpp"
 
 #include <cerrno>
 #include <cstring>

@@ -18,8 +18,8 @@
 // what it cannot see is CPU contention (workers that share cores run slower),
 // which is why the allocator never hands out more workers than there are
 // loader CPUs.
-#ifndef OMRU_PROFILER_LOADER_MODEL_HPP
-#define OMRU_PROFILER_LOADER_MODEL_HPP
+#ifndef OMRU_PROFILE_LOADER_MODEL_HPP
+#define OMRU_PROFILE_LOADER_MODEL_HPP
 
 #include <optional>
 #include <string>

@@ -1,5 +1,5 @@
 // profile_table.cpp - see profile_table.hpp.
-#include "profiler/profile_table.hpp"
+#include "profile/profile_table.hpp"
 
 #include <algorithm>
 #include <cctype>

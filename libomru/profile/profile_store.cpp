@@ -1,5 +1,5 @@
 // profile_store.cpp - see profile_store.hpp.
-#include "profiler/profile_store.hpp"
+#include "profile/profile_store.hpp"
 
 #include "model/report_bounds.hpp"
 

@@ -32,8 +32,8 @@
 //    (rows over more nodes than the cluster has still make curves, used only
 //    to borrow from, and ratios): a cluster with more nodes only adds counts
 //    and spans.
-#ifndef OMRU_PROFILER_SPEED_MODEL_HPP
-#define OMRU_PROFILER_SPEED_MODEL_HPP
+#ifndef OMRU_PROFILE_SPEED_MODEL_HPP
+#define OMRU_PROFILE_SPEED_MODEL_HPP
 
 #include <map>
 #include <optional>
@@ -41,7 +41,7 @@
 #include <vector>
 
 #include "model/cluster.hpp"
-#include "profiler/profile_table.hpp"
+#include "profile/profile_table.hpp"
 
 namespace omru {
 

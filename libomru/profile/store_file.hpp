@@ -3,14 +3,14 @@
 // threads) and omru-profile.  Both change it only through merge_save: under
 // an exclusive lock, read what is there, apply the changes, write it back
 // atomically; so neither overwrites what the other did.
-#ifndef OMRU_PROFILER_STORE_FILE_HPP
-#define OMRU_PROFILER_STORE_FILE_HPP
+#ifndef OMRU_PROFILE_STORE_FILE_HPP
+#define OMRU_PROFILE_STORE_FILE_HPP
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "profiler/profile_store.hpp"
+#include "profile/profile_store.hpp"
 
 namespace omru {
 namespace profiler {

@@ -1,5 +1,5 @@
 // speed_model.cpp - see speed_model.hpp.
-#include "profiler/speed_model.hpp"
+#include "profile/speed_model.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,5 @@
 // loader_model.cpp - see loader_model.hpp.
-#include "profiler/loader_model.hpp"
+#include "profile/loader_model.hpp"
 
 #include "model/report_bounds.hpp"
 

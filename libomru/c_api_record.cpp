@@ -85,6 +85,23 @@ int omru_record_merge(const char *current, const char *const *keys,
 	});
 }
 
+int omru_record_replace(const char *current, const char *record, char *out,
+			size_t outlen, char *err, size_t errlen)
+{
+	return guarded(err, errlen, [&] {
+		auto fresh = omru::parse_admin_comment(record ? record : "");
+		if (!fresh.ok()) {
+			put(err, errlen, fresh.error());
+			return OMRU_EINVAL;
+		}
+		auto c = omru::parse_admin_comment(current ? current : "");
+		omru::AdminComment out_c = fresh.value();
+		out_c.prefix = c.ok() ? c.value().prefix : std::string(current);
+		put(out, outlen, omru::format_admin_comment(out_c));
+		return OMRU_OK;
+	});
+}
+
 int omru_record_rows(const char *csv, size_t len, const char *model,
 		     int max_gpus, int max_nodes, char *out, size_t outlen,
 		     char *err, size_t errlen)

@@ -7,6 +7,8 @@
 
 #include <sys/wait.h>
 
+#include "omru/omru_record.h"
+
 /* The GPU type (gres.conf Type=) of slot b, 0 when not known. */
 static uint32_t gpu_type(gres_node_state_t *ns, int b)
 {
@@ -155,8 +157,13 @@ extern void omru_job_begin(job_record_t *job_ptr)
 		xfree(job_ptr->admin_comment);
 		job_ptr->admin_comment = xstrdup(resumed);
 	} else if (comment[0]) {
+		/* Text an admin or a job_submit plugin put there stays in
+		 * front of the record. */
+		if (omru_record_replace(job_ptr->admin_comment, comment, resumed,
+					sizeof(resumed), note, sizeof(note)) != OMRU_OK)
+			snprintf(resumed, sizeof(resumed), "%s", comment);
 		xfree(job_ptr->admin_comment);
-		job_ptr->admin_comment = xstrdup(comment);
+		job_ptr->admin_comment = xstrdup(resumed);
 	}
 	slurm_mutex_unlock(&plan_lock);
 }

@@ -400,6 +400,35 @@ START_TEST(test_row_bounds_are_accepted)
 }
 END_TEST
 
+START_TEST(test_replace_keeps_an_admins_text_and_drops_old_fields)
+{
+	// select/omru writes a fresh record at a job's start: an admin's text
+	// stays in front, the fields of an earlier run do not.
+	char out[256], err[128];
+	ck_assert_int_eq(omru_record_replace("ticket 42 omru: gpus=8 real_s=10",
+					     "omru: gpus=2 predicted_s=30", out,
+					     sizeof(out), err, sizeof(err)),
+			 OMRU_OK);
+	ck_assert_str_eq(out, "ticket 42 omru: gpus=2 predicted_s=30");
+	ck_assert_int_eq(omru_record_replace("set by job_submit", "omru: gpus=1", out,
+					     sizeof(out), err, sizeof(err)),
+			 OMRU_OK);
+	ck_assert_str_eq(out, "set by job_submit omru: gpus=1");
+	ck_assert_int_eq(omru_record_replace(NULL, "omru: gpus=1", out, sizeof(out),
+					     err, sizeof(err)),
+			 OMRU_OK);
+	ck_assert_str_eq(out, "omru: gpus=1");
+	// Not ours to parse: kept whole, in front.
+	ck_assert_int_eq(omru_record_replace("omru: Bad-Key=1", "omru: gpus=1", out,
+					     sizeof(out), err, sizeof(err)),
+			 OMRU_OK);
+	ck_assert_str_eq(out, "omru: Bad-Key=1 omru: gpus=1");
+	ck_assert_int_eq(omru_record_replace("x", "omru: nokey", out, sizeof(out), err,
+					     sizeof(err)),
+			 OMRU_EINVAL);
+}
+END_TEST
+
 START_TEST(test_rows_cut_to_the_record_keep_whole_rows)
 {
 	// spank_omru's record holds ~1 KiB: rows past it are dropped whole

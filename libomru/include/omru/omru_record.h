@@ -35,6 +35,17 @@ int omru_record_merge(const char *current, const char *const *keys,
 		      size_t outlen, char *err, size_t errlen);
 
 /*
+ * omru_record_replace - RECORD (a fresh "omru: ..." record) with the text
+ * before "omru:" of CURRENT kept in front: what an admin or a job_submit
+ * plugin wrote into the AdminComment stays when select/omru writes its
+ * record at a job's start.  A CURRENT we cannot parse is kept whole.  The
+ * result is at most kMaxAdminComment characters.
+ * RET OMRU_OK, or OMRU_EINVAL (RECORD is not a record; out untouched).
+ */
+int omru_record_replace(const char *current, const char *record, char *out,
+			size_t outlen, char *err, size_t errlen);
+
+/*
  * omru_record_rows - the `rows` value ("4@1:12.5,...") for the profile CSV
  * a job wrote: rows of `model` only, counts within max_gpus / max_nodes.
  * RET OMRU_OK (out "" when the file has no row), or OMRU_EINVAL.

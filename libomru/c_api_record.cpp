@@ -56,6 +56,18 @@ int omru_record_get(const char *comment, const char *key, char *out,
 	return rc == 1 ? 1 : 0;
 }
 
+// CURRENT as a record to write into: parsed, or when it is not ours to
+// parse, kept whole as the text in front.
+static omru::AdminComment current_record(const char *current)
+{
+	auto c = omru::parse_admin_comment(current ? current : "");
+	if (c.ok())
+		return c.value();
+	omru::AdminComment kept;
+	kept.prefix = current; // not ours: keep it, in front
+	return kept;
+}
+
 int omru_record_merge(const char *current, const char *const *keys,
 		      const char *const *values, int n, char *out,
 		      size_t outlen, char *err, size_t errlen)
@@ -73,12 +85,7 @@ int omru_record_merge(const char *current, const char *const *keys,
 			}
 			add.set(keys[i], values[i]);
 		}
-		auto c = omru::parse_admin_comment(current ? current : "");
-		omru::AdminComment base;
-		if (c.ok())
-			base = c.value();
-		else
-			base.prefix = current; // not ours: keep it, in front
+		omru::AdminComment base = current_record(current);
 		base.merge(add);
 		put(out, outlen, omru::format_admin_comment(base));
 		return OMRU_OK;
@@ -94,9 +101,8 @@ int omru_record_replace(const char *current, const char *record, char *out,
 			put(err, errlen, fresh.error());
 			return OMRU_EINVAL;
 		}
-		auto c = omru::parse_admin_comment(current ? current : "");
 		omru::AdminComment out_c = fresh.value();
-		out_c.prefix = c.ok() ? c.value().prefix : std::string(current);
+		out_c.prefix = current_record(current).prefix;
 		put(out, outlen, omru::format_admin_comment(out_c));
 		return OMRU_OK;
 	});

@@ -159,11 +159,12 @@ extern void omru_job_begin(job_record_t *job_ptr)
 	} else if (comment[0]) {
 		/* Text an admin or a job_submit plugin put there stays in
 		 * front of the record. */
-		if (omru_record_replace(job_ptr->admin_comment, comment, resumed,
-					sizeof(resumed), note, sizeof(note)) != OMRU_OK)
-			snprintf(resumed, sizeof(resumed), "%s", comment);
+		char record[sizeof(resumed)];
+		if (omru_record_replace(job_ptr->admin_comment, comment, record,
+					sizeof(record), note, sizeof(note)) != OMRU_OK)
+			snprintf(record, sizeof(record), "%s", comment);
 		xfree(job_ptr->admin_comment);
-		job_ptr->admin_comment = xstrdup(resumed);
+		job_ptr->admin_comment = xstrdup(record);
 	}
 	slurm_mutex_unlock(&plan_lock);
 }

@@ -12,15 +12,23 @@ SPANK_PLUGIN(spank_omru, 1);
 omru_job_options_t omru_opts;
 omru_spank_config_t omru_config;
 
-int slurm_spank_init(spank_t sp, int ac, char **av)
+/* plugstack.conf's arguments into `cfg`.  RET 0, or -1 (logged). */
+static int read_config(int ac, char **av, omru_spank_config_t *cfg)
 {
 	char err[512];
 
-	if (omru_spank_config_parse(ac, (const char *const *) av, &omru_config,
-				    err, sizeof(err)) != OMRU_OK) {
+	if (omru_spank_config_parse(ac, (const char *const *) av, cfg, err,
+				    sizeof(err)) != OMRU_OK) {
 		slurm_error("%s: %s", OMRU_SPANK_NAME, err);
 		return -1;
 	}
+	return 0;
+}
+
+int slurm_spank_init(spank_t sp, int ac, char **av)
+{
+	if (read_config(ac, av, &omru_config) != 0)
+		return -1;
 	/*
 	 * Options must be registered here, not through a static
 	 * spank_options[] table: sbatch and salloc ignore the table.
@@ -92,16 +100,10 @@ int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
 {
 	uint32_t job = 0;
 	omru_spank_config_t cfg;
-	char err[512];
 
-	if (spank_context() != S_CTX_JOB_SCRIPT)
-		return 0;
 	/* slurm_spank_init is not called in this context: its own copy. */
-	if (omru_spank_config_parse(ac, (const char *const *) av, &cfg, err,
-				    sizeof(err)) != OMRU_OK) {
-		slurm_error("%s: %s", OMRU_SPANK_NAME, err);
+	if (spank_context() != S_CTX_JOB_SCRIPT || read_config(ac, av, &cfg) != 0)
 		return 0;
-	}
 	if (spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS || !job) {
 		slurm_error("%s: epilog: no job id", OMRU_SPANK_NAME);
 		return 0;

@@ -15,7 +15,7 @@
  * default): run_dir sits on /run, which systemd and munge need, and what a
  * job writes there must not fill it.  Where the node does not allow mounts
  * (a container without CAP_SYS_ADMIN) it is a plain directory, said once
- * in slurmd's log.
+ * per step (each slurmstepd logs it on its first try).
  */
 #include <dirent.h>
 #include <errno.h>

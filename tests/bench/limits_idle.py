@@ -383,21 +383,23 @@ def cmd_replay(a):
                 startable[j.name] += dt
                 usable |= {n for n in j.nodes if j.capacity(st, n) > 0}
         idle_any += dt * sum(st['gpu'][n] for n in usable)
-        if prof is not None:
-            gain = copy_state(st)
+        # Pending jobs started on paper, in submission order: every start,
+        # then (with profiles) only those the job would have gained by.
+        def paper_starts(*gain_args):
+            paper = copy_state(st)
+            starts = []
             for j in sorted(pending, key=lambda j: (j.submit, int(jobs.index(j)))):
-                f = j.fit(gain, a_, prof)
+                f = j.fit(paper, *gain_args)
                 if f:
-                    j.take(gain, f[1])
-                    idle_gain += dt * f[0]
-        paper = copy_state(st)
+                    j.take(paper, f[1])
+                    starts.append((j, f))
+            return starts
+        if prof is not None:
+            idle_gain += dt * sum(f[0] for _, f in paper_starts(a_, prof))
         started = []
-        for j in sorted(pending, key=lambda j: (j.submit, int(jobs.index(j)))):
-            f = j.fit(paper)
-            if f:
-                j.take(paper, f[1])
-                idle_wait += dt * f[0]
-                started.append('%s:%d@%s' % (j.name, f[0], '+'.join(sorted(f[1]))))
+        for j, f in paper_starts():
+            idle_wait += dt * f[0]
+            started.append('%s:%d@%s' % (j.name, f[0], '+'.join(sorted(f[1]))))
         if trace:
             trace.write('%4d +%-3d free %s capped=%d lic=%d pending %s -> %s\n' % (
                 a_ - t0, dt, ' '.join('%s:%dg/%dc/%dm' % (n, st['gpu'][n], st['cpu'][n], st['mem'][n])

@@ -16,6 +16,9 @@ using omru::put;
 
 namespace {
 
+// What a node sends as AdminComment for job_submit/omru to merge in.
+constexpr const char *kRequestTag = OMRU_RECORD_REQUEST_TAG;
+
 // A value fits the record when it is non-empty and has no blank.
 bool valid_value(const char *v)
 {
@@ -68,25 +71,86 @@ static omru::AdminComment current_record(const char *current)
 	return kept;
 }
 
+// KEYS=VALUES checked one by one (a key the parser takes, a value without
+// blanks) into ADD.  RET false with the message in err.
+static bool fields_of(const char *const *keys, const char *const *values,
+		      int n, omru::AdminComment &add, char *err, size_t errlen)
+{
+	for (int i = 0; i < n; i++) {
+		auto probe = omru::parse_admin_comment(
+			std::string("omru: ") + (keys[i] ? keys[i] : "") + "=x");
+		if (!probe.ok() || probe.value().fields.size() != 1 ||
+		    !valid_value(values[i])) {
+			put(err, errlen, std::string("bad record field '") +
+						 (keys[i] ? keys[i] : "") + "'");
+			return false;
+		}
+		add.set(keys[i], values[i]);
+	}
+	return true;
+}
+
 int omru_record_merge(const char *current, const char *const *keys,
 		      const char *const *values, int n, char *out,
 		      size_t outlen, char *err, size_t errlen)
 {
 	return guarded(err, errlen, [&] {
 		omru::AdminComment add;
-		for (int i = 0; i < n; i++) {
-			auto probe = omru::parse_admin_comment(
-				std::string("omru: ") + (keys[i] ? keys[i] : "") + "=x");
-			if (!probe.ok() || probe.value().fields.size() != 1 ||
-			    !valid_value(values[i])) {
-				put(err, errlen, std::string("bad record field '") +
-							 (keys[i] ? keys[i] : "") + "'");
-				return OMRU_EINVAL;
-			}
-			add.set(keys[i], values[i]);
-		}
+		if (!fields_of(keys, values, n, add, err, errlen))
+			return OMRU_EINVAL;
 		omru::AdminComment base = current_record(current);
 		base.merge(add);
+		put(out, outlen, omru::format_admin_comment(base));
+		return OMRU_OK;
+	});
+}
+
+int omru_record_request(const char *const *keys, const char *const *values,
+			int n, char *out, size_t outlen, char *err,
+			size_t errlen)
+{
+	return guarded(err, errlen, [&] {
+		omru::AdminComment add;
+		if (!fields_of(keys, values, n, add, err, errlen))
+			return OMRU_EINVAL;
+		std::string text = kRequestTag;
+		for (const auto &f : add.fields)
+			text += " " + f.first + "=" + f.second;
+		if (text.size() > omru::kMaxAdminComment || text.size() >= outlen) {
+			put(err, errlen, "record fields too long for one request");
+			return OMRU_EINVAL;
+		}
+		put(out, outlen, text);
+		return OMRU_OK;
+	});
+}
+
+int omru_record_is_request(const char *text)
+{
+	return text && std::strncmp(text, kRequestTag, std::strlen(kRequestTag)) == 0;
+}
+
+int omru_record_apply(const char *current, const char *request, char *out,
+		      size_t outlen, char *err, size_t errlen)
+{
+	return guarded(err, errlen, [&] {
+		if (!omru_record_is_request(request)) {
+			put(err, errlen, "not a record merge request");
+			return OMRU_EINVAL;
+		}
+		std::string body = request + std::strlen(kRequestTag);
+		auto add = omru::parse_admin_comment("omru: " + body);
+		if (!add.ok()) {
+			put(err, errlen, add.error());
+			return OMRU_EINVAL;
+		}
+		if (add.value().fields.empty() || !add.value().prefix.empty() ||
+		    body.find("omru:") != std::string::npos) {
+			put(err, errlen, "a merge request carries KEY=VALUE fields only");
+			return OMRU_EINVAL;
+		}
+		omru::AdminComment base = current_record(current);
+		base.merge(add.value());
 		put(out, outlen, omru::format_admin_comment(base));
 		return OMRU_OK;
 	});

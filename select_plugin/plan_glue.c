@@ -87,6 +87,11 @@ extern int omru_plan_init(void)
 	if (omru_ctl_store_load(ctl, err, sizeof(err)) != OMRU_OK)
 		error("%s: profile store ignored, planning without what jobs "
 		      "measured: %s", plugin_type, err);
+	if (!xstrstr(slurm_conf.job_submit_plugins, "omru"))
+		info("%s: JobSubmitPlugins has no omru: the nodes merge the "
+		     "fields they add to job records themselves and can lose "
+		     "one when several write at once (job_submit_omru(8))",
+		     plugin_type);
 	omru_sync_start();
 	return SLURM_SUCCESS;
 }

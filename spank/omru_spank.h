@@ -79,9 +79,10 @@ extern int omru_job_reporter_start(spank_t sp);
 /* exit: last rows + summary into AdminComment, directory removed. RET 0 */
 extern int omru_job_record_finish(spank_t sp);
 /* record_merge.c: merges KEYS=VALUES into job_id's AdminComment record
- * (any step, any node), taking turns with the job's other writers on the
- * node and merging again when another node's writer wrote over them;
- * failures logged. */
+ * (any step, any node): a request job_submit/omru merges in slurmctld, or
+ * without it a read-merge-write taking turns with the job's other writers
+ * on the node and merging again when another node's writer wrote over
+ * them; failures logged. */
 extern void omru_job_record_merge(uint32_t job_id, int n,
 				  const char *const *keys,
 				  const char *const *values);

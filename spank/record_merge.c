@@ -4,21 +4,31 @@
  *
  * Several writers share one job's record (libomru/model/admin_comment.hpp):
  * the batch step's reporter thread and its summary at the end, and every
- * step's loader report at its end, on every node of the step.  Slurm has
- * no compare-and-swap on AdminComment: each writer reads the line, merges
- * its keys in and writes the whole line back, so two writers that read the
- * same line drop each other's keys.  Seen: step 0's loader report, written
- * 6 ms after the batch step's summary (srun returns before its slurmstepd's
- * spank exit runs), put back the line without epochs_done.  So:
+ * step's loader report at its end, on every node of the step.  Slurm
+ * replaces AdminComment whole on an update and has no compare-and-swap.
+ *
+ * When slurmctld runs job_submit/omru (JobSubmitPlugins has "omru"), a
+ * writer sends only its fields, as a merge request, and the plugin merges
+ * them under the job write lock: one RPC, nothing read, nothing lost.
+ * Asked once per slurmstepd (slurm_load_ctl_conf).
+ *
+ * Without it each writer reads the line, merges its keys in and writes the
+ * whole line back, so two writers that read the same line drop each
+ * other's keys.  Seen: step 0's loader report, written 6 ms after the
+ * batch step's summary (srun returns before its slurmstepd's spank exit
+ * runs), put back the line without epochs_done.  So, as a fallback:
  *   - writers of one job on one node take turns: an OFD lock on byte
  *     JOB_ID of RUN_DIR/record.lock (per open file, so the threads of one
  *     slurmstepd exclude each other as well as other slurmstepds);
  *   - a writer reads the line again after writing and merges once more
  *     when its values are gone (a writer on another node wrote over them);
  *     merging is idempotent, so "nothing to change" is the check.
+ *   Writers on different nodes can still lose a field when they overwrite
+ *   each other more than WRITES_MAX times in a row; logged.
  */
 #define _GNU_SOURCE /* F_OFD_SETLK */
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -108,10 +118,67 @@ static int merge_once(uint32_t job_id, int n, const char *const *keys,
 	return 1;
 }
 
+/* Whether slurmctld merges requests (job_submit/omru), asked once. */
+static pthread_once_t merged_once = PTHREAD_ONCE_INIT;
+static bool merged_in_slurmctld;
+
+static void ask_slurmctld(void)
+{
+	slurm_conf_t *conf = NULL;
+	if (slurm_load_ctl_conf((time_t) 0, &conf) != SLURM_SUCCESS || !conf) {
+		slurm_error("%s: cannot read slurmctld's configuration (%s); job "
+			    "records are merged on the node", OMRU_SPANK_NAME,
+			    slurm_strerror(slurm_get_errno()));
+		return;
+	}
+	/* "omru" or "job_submit/omru", among others, comma-separated. */
+	const char *list = conf->job_submit_plugins ? conf->job_submit_plugins : "";
+	for (const char *p = list; *p;) {
+		size_t len = strcspn(p, ",");
+		if ((len == 4 && strncmp(p, "omru", 4) == 0) ||
+		    (len == 15 && strncmp(p, "job_submit/omru", 15) == 0))
+			merged_in_slurmctld = true;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	slurm_free_ctl_conf(conf);
+	if (!merged_in_slurmctld)
+		slurm_info("%s: JobSubmitPlugins has no omru: job records are "
+			   "merged on the node (writers on other nodes may lose "
+			   "a field; see job_submit_omru(8))", OMRU_SPANK_NAME);
+}
+
+/* One request for slurmctld to merge; failures logged. */
+static void send_request(uint32_t job_id, int n, const char *const *keys,
+			 const char *const *values)
+{
+	char request[RECORD_LINE_MAX], err[256];
+	if (omru_record_request(keys, values, n, request, sizeof(request), err,
+				sizeof(err)) != OMRU_OK) {
+		slurm_error("%s: job %u: %s", OMRU_SPANK_NAME, job_id, err);
+		return;
+	}
+	job_desc_msg_t d;
+	slurm_init_job_desc_msg(&d);
+	d.job_id = job_id;
+	d.admin_comment = request;
+	if (slurm_update_job(&d) != SLURM_SUCCESS) {
+		slurm_error("%s: job %u: slurmctld did not merge %s=%s into its "
+			    "AdminComment: %s", OMRU_SPANK_NAME, job_id, keys[0],
+			    values[0], slurm_strerror(slurm_get_errno()));
+	}
+}
+
 extern void omru_job_record_merge(uint32_t job_id, int n,
 				  const char *const *keys,
 				  const char *const *values)
 {
+	pthread_once(&merged_once, ask_slurmctld);
+	if (merged_in_slurmctld) {
+		send_request(job_id, n, keys, values);
+		return;
+	}
 	int fd = lock_job(job_id);
 	int writes = 0, rc;
 	while ((rc = merge_once(job_id, n, keys, values, writes < WRITES_MAX)) == 1)

@@ -28,6 +28,7 @@ usage: $0 --state DIR [--select-type TYPE] [--plugin-dir DIR]
           [--gpus-per-node G|G1,G2,...] [--gpu-types SPEC]
           [--partitions SPEC] [--sched-params LIST] [--port-base P] [--ctld-debug LEVEL]
           [--first-job-id N] [--extra-conf FILE] [--users LIST]
+          [--job-submit LIST|none]
 
   --state DIR          all state, configs and logs go here (created if missing)
   --select-type TYPE   SelectType (default select/omru_cons_tres)
@@ -62,6 +63,9 @@ usage: $0 --state DIR [--select-type TYPE] [--plugin-dir DIR]
   --users LIST         more existing Unix users (comma-separated) given
                        associations in account omru besides root, so jobs
                        can be submitted as them (sbatch --uid=USER as root)
+  --job-submit LIST    JobSubmitPlugins, or none (default: omru under
+                       select/omru*, where job_submit_omru.so merges the
+                       nodes' AdminComment fields; none under other types)
 USAGE
 }
 
@@ -82,13 +86,13 @@ parse_args() {
   STATE_ARG="" SELECT_TYPE=select/omru_cons_tres EXTRA_PLUGIN_DIR=""
   PLUGSTACK_SRC="" NODES=4 NETNS=0 PORT_BASE=17000 CTLD_DEBUG=debug
   OMRU_CONF_SRC="" GPUS_ARG=4 GPU_TYPES_ARG="" PARTITIONS="" SCHED_EXTRA="" FIRST_JOB_ID=1
-  EXTRA_CONF_SRC="" EXTRA_USERS=""
+  EXTRA_CONF_SRC="" EXTRA_USERS="" JOB_SUBMIT=default
   while [ $# -gt 0 ]; do
     case $1 in
       -h | --help) usage; exit 0 ;;
       --state | --select-type | --plugin-dir | --plugstack | --nodes | --netns | \
         --port-base | --ctld-debug | --omru-conf | --gpus-per-node | \
-        --gpu-types | --partitions | --sched-params | --first-job-id | --extra-conf | --users)
+        --gpu-types | --partitions | --sched-params | --first-job-id | --extra-conf | --users | --job-submit)
         [ $# -ge 2 ] || die "$1 needs a value"
         case $1 in
           --state) STATE_ARG=$2 ;;
@@ -107,6 +111,7 @@ parse_args() {
           --first-job-id) FIRST_JOB_ID=$2 ;;
           --extra-conf) EXTRA_CONF_SRC=$2 ;;
           --users) EXTRA_USERS=$2 ;;
+          --job-submit) JOB_SUBMIT=$2 ;;
         esac
         # An empty value would silently mean "the default" for these.
         case $1 in
@@ -167,6 +172,11 @@ validate_args() {
     ! [[ $SCHED_EXTRA =~ ^[A-Za-z0-9_=.:-]+(,[A-Za-z0-9_=.:-]+)*$ ]]; then
     die "--sched-params=$SCHED_EXTRA: must be SchedulerParameters items" \
       "(key or key=value of [A-Za-z0-9_=.:-]) separated by single commas"
+  fi
+  if [ "$JOB_SUBMIT" != default ] && [ "$JOB_SUBMIT" != none ] &&
+    ! [[ $JOB_SUBMIT =~ ^[a-z0-9_/]+(,[a-z0-9_/]+)*$ ]]; then
+    die "--job-submit=$JOB_SUBMIT: must be none or plugin names ([a-z0-9_/])" \
+      "separated by single commas, e.g. omru or lua,omru"
   fi
   if [ -n "$EXTRA_PLUGIN_DIR" ]; then
     [ -d "$EXTRA_PLUGIN_DIR" ] || die "--plugin-dir=$EXTRA_PLUGIN_DIR: no such directory"
@@ -346,6 +356,13 @@ find_plugin_dirs() {
   if [ ! -f "$sys/$so" ] && { [ -z "$EXTRA_PLUGIN_DIR" ] || [ ! -f "$EXTRA_PLUGIN_DIR/$so" ]; }; then
     die "--select-type=$SELECT_TYPE: $so is not in $PLUGIN_DIRS" \
       "(build it and pass --plugin-dir, or use --select-type select/cons_tres)"
+  fi
+  if [ "$JOB_SUBMIT" = default ]; then
+    JOB_SUBMIT=none
+    if [[ $SELECT_TYPE == select/omru* ]] && [ -n "$EXTRA_PLUGIN_DIR" ] &&
+      [ -f "$EXTRA_PLUGIN_DIR/job_submit_omru.so" ]; then
+      JOB_SUBMIT=omru
+    fi
   fi
 }
 

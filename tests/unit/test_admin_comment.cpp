@@ -429,6 +429,60 @@ START_TEST(test_replace_keeps_an_admins_text_and_drops_old_fields)
 }
 END_TEST
 
+START_TEST(test_merge_request_round_trips_and_keeps_other_fields)
+{
+	// A node's fields go to slurmctld as a request; job_submit/omru
+	// applies it to the record as it is then (an admin's text and the
+	// other writers' fields stay).
+	const char *keys[] = { "epochs_done", "loader" };
+	const char *values[] = { "12", "4:100:0.1:2" };
+	char req[256], out[256], err[128];
+	ck_assert_int_eq(omru_record_request(keys, values, 2, req, sizeof(req), err,
+					     sizeof(err)),
+			 OMRU_OK);
+	ck_assert_str_eq(req, "omru-merge: epochs_done=12 loader=4:100:0.1:2");
+	ck_assert_int_eq(omru_record_is_request(req), 1);
+	ck_assert_int_eq(omru_record_is_request("omru: gpus=2"), 0);
+	ck_assert_int_eq(omru_record_is_request(NULL), 0);
+	ck_assert_int_eq(omru_record_apply("ticket 7 omru: gpus=2 epochs_done=3", req,
+					   out, sizeof(out), err, sizeof(err)),
+			 OMRU_OK);
+	ck_assert_str_eq(out, "ticket 7 omru: gpus=2 epochs_done=12 loader=4:100:0.1:2");
+	ck_assert_int_eq(omru_record_apply(NULL, req, out, sizeof(out), err,
+					   sizeof(err)),
+			 OMRU_OK);
+	ck_assert_str_eq(out, "omru: epochs_done=12 loader=4:100:0.1:2");
+}
+END_TEST
+
+START_TEST(test_merge_request_refuses_anything_but_fields)
+{
+	char out[64] = "untouched", err[128];
+	const char *bad[] = {
+		"omru: gpus=2",              // a record, not a request
+		"omru-merge:",               // no field
+		"omru-merge: Gpus=2",        // not a key
+		"omru-merge: gpus",          // not KEY=VALUE
+		"ticket omru-merge: gpus=1", // text in front
+		"omru-merge: a=1 omru: b=2", // a record inside
+	};
+	for (const char *r : bad) {
+		ck_assert_msg(omru_record_apply("omru: x=1", r, out, sizeof(out), err,
+						sizeof(err)) == OMRU_EINVAL,
+			      "%s", r);
+		ck_assert_str_eq(out, "untouched");
+	}
+	const char *keys[] = { "bad key" }, *values[] = { "1" };
+	ck_assert_int_eq(omru_record_request(keys, values, 1, out, sizeof(out), err,
+					     sizeof(err)),
+			 OMRU_EINVAL);
+	const char *k2[] = { "rows" }, *v2[] = { "has blank" };
+	ck_assert_int_eq(omru_record_request(k2, v2, 1, out, sizeof(out), err,
+					     sizeof(err)),
+			 OMRU_EINVAL);
+}
+END_TEST
+
 START_TEST(test_rows_cut_to_the_record_keep_whole_rows)
 {
 	// spank_omru's record holds ~1 KiB: rows past it are dropped whole
@@ -644,6 +698,9 @@ int main(void)
 	tcase_add_test(edit, test_merge_lets_other_win_keeps_order_and_appends_new_keys);
 	tcase_add_test(edit, test_merge_of_an_empty_record_changes_nothing);
 	tcase_add_test(edit, test_merge_into_a_prefix_only_record_adds_the_tag);
+	tcase_add_test(edit, test_replace_keeps_an_admins_text_and_drops_old_fields);
+	tcase_add_test(edit, test_merge_request_round_trips_and_keeps_other_fields);
+	tcase_add_test(edit, test_merge_request_refuses_anything_but_fields);
 	suite_add_tcase(s, edit);
 	TCase *bound = tcase_create("bound");
 	tcase_add_test(bound, test_record_that_fits_is_not_cut);

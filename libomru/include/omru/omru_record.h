@@ -35,6 +35,34 @@ int omru_record_merge(const char *current, const char *const *keys,
 		      size_t outlen, char *err, size_t errlen);
 
 /*
+ * A record merge request: what a node sends as a job's AdminComment when
+ * job_submit/omru runs in slurmctld ("omru-merge: KEY=VALUE ..."); the
+ * plugin merges the fields into the current record under the job write
+ * lock, so writers on several nodes never drop each other's fields.
+ */
+#define OMRU_RECORD_REQUEST_TAG "omru-merge:"
+
+/*
+ * omru_record_request - the request that merges n KEY=VALUE fields (the
+ * same checks as omru_record_merge; at most kMaxAdminComment characters).
+ * RET OMRU_OK, or OMRU_EINVAL (out untouched).
+ */
+int omru_record_request(const char *const *keys, const char *const *values,
+			int n, char *out, size_t outlen, char *err,
+			size_t errlen);
+
+/* omru_record_is_request - 1 when TEXT is a merge request, else 0. */
+int omru_record_is_request(const char *text);
+
+/*
+ * omru_record_apply - CURRENT with the fields of REQUEST merged in, as
+ * omru_record_merge would.  RET OMRU_OK, or OMRU_EINVAL (REQUEST is not a
+ * request or carries anything but fields; out untouched).
+ */
+int omru_record_apply(const char *current, const char *request, char *out,
+		      size_t outlen, char *err, size_t errlen);
+
+/*
  * omru_record_replace - RECORD (a fresh "omru: ..." record) with the text
  * before "omru:" of CURRENT kept in front: what an admin or a job_submit
  * plugin wrote into the AdminComment stays when select/omru writes its

@@ -109,6 +109,7 @@ $(sched_params)
 PriorityType=priority/basic
 SelectType=$SELECT_TYPE
 SelectTypeParameters=CR_Core_Memory
+$(job_submit_line)
 # Memory follows cores (16 x 1000 = RealMemory), so it never limits packing
 # before cores or GPUs do.
 DefMemPerCPU=1000
@@ -163,6 +164,12 @@ COMMENT
     p+=,bf_min_prio_reserve=4294967295
   fi
   echo "SchedulerParameters=$p${SCHED_EXTRA:+,$SCHED_EXTRA}"
+}
+
+# job_submit_line: job_submit/omru merges the fields the nodes add to a
+# job's AdminComment under slurmctld's job lock (job_submit_omru(8)).
+job_submit_line() {
+  [ "$JOB_SUBMIT" = none ] || echo "JobSubmitPlugins=$JOB_SUBMIT"
 }
 
 # partition_lines: --partitions, else one partition with every node.

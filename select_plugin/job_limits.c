@@ -103,7 +103,8 @@ static int cmp_id(const void *a, const void *b)
 
 extern void limit_blocked_done(void)
 {
-	qsort(blocked, blocked_len, sizeof(*blocked), cmp_id);
+	if (blocked_len) /* qsort(NULL, 0, ...) is undefined (UBSan) */
+		qsort(blocked, blocked_len, sizeof(*blocked), cmp_id);
 }
 
 extern bool limit_blocked_has(uint32_t job_id)

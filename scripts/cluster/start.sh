@@ -28,7 +28,7 @@ usage: $0 --state DIR [--select-type TYPE] [--plugin-dir DIR]
           [--gpus-per-node G|G1,G2,...] [--gpu-types SPEC]
           [--partitions SPEC] [--sched-params LIST] [--port-base P] [--ctld-debug LEVEL]
           [--first-job-id N] [--extra-conf FILE] [--users LIST]
-          [--job-submit LIST|none]
+          [--job-submit LIST|none] [--slurmstepd PATH]
 
   --state DIR          all state, configs and logs go here (created if missing)
   --select-type TYPE   SelectType (default select/omru_cons_tres)
@@ -66,6 +66,9 @@ usage: $0 --state DIR [--select-type TYPE] [--plugin-dir DIR]
   --job-submit LIST    JobSubmitPlugins, or none (default: omru under
                        select/omru*, where job_submit_omru.so merges the
                        nodes' AdminComment fields; none under other types)
+  --slurmstepd PATH    the slurmstepd every slurmd runs (slurmd -d), e.g. a
+                       wrapper that sets its environment: slurmd runs the
+                       SPANK job prolog/epilog with a fixed environment
 USAGE
 }
 
@@ -86,13 +89,13 @@ parse_args() {
   STATE_ARG="" SELECT_TYPE=select/omru_cons_tres EXTRA_PLUGIN_DIR=""
   PLUGSTACK_SRC="" NODES=4 NETNS=0 PORT_BASE=17000 CTLD_DEBUG=debug
   OMRU_CONF_SRC="" GPUS_ARG=4 GPU_TYPES_ARG="" PARTITIONS="" SCHED_EXTRA="" FIRST_JOB_ID=1
-  EXTRA_CONF_SRC="" EXTRA_USERS="" JOB_SUBMIT=default
+  EXTRA_CONF_SRC="" EXTRA_USERS="" JOB_SUBMIT=default STEPD=""
   while [ $# -gt 0 ]; do
     case $1 in
       -h | --help) usage; exit 0 ;;
       --state | --select-type | --plugin-dir | --plugstack | --nodes | --netns | \
         --port-base | --ctld-debug | --omru-conf | --gpus-per-node | \
-        --gpu-types | --partitions | --sched-params | --first-job-id | --extra-conf | --users | --job-submit)
+        --gpu-types | --partitions | --sched-params | --first-job-id | --extra-conf | --users | --job-submit | --slurmstepd)
         [ $# -ge 2 ] || die "$1 needs a value"
         case $1 in
           --state) STATE_ARG=$2 ;;
@@ -112,6 +115,7 @@ parse_args() {
           --extra-conf) EXTRA_CONF_SRC=$2 ;;
           --users) EXTRA_USERS=$2 ;;
           --job-submit) JOB_SUBMIT=$2 ;;
+          --slurmstepd) STEPD=$2 ;;
         esac
         # An empty value would silently mean "the default" for these.
         case $1 in
@@ -177,6 +181,9 @@ validate_args() {
     ! [[ $JOB_SUBMIT =~ ^[a-z0-9_/]+(,[a-z0-9_/]+)*$ ]]; then
     die "--job-submit=$JOB_SUBMIT: must be none or plugin names ([a-z0-9_/])" \
       "separated by single commas, e.g. omru or lua,omru"
+  fi
+  if [ -n "$STEPD" ] && { [[ $STEPD != /* ]] || [ ! -x "$STEPD" ]; }; then
+    die "--slurmstepd=$STEPD: must be an absolute path to an executable"
   fi
   if [ -n "$EXTRA_PLUGIN_DIR" ]; then
     [ -d "$EXTRA_PLUGIN_DIR" ] || die "--plugin-dir=$EXTRA_PLUGIN_DIR: no such directory"
@@ -562,13 +569,13 @@ start_slurmds() {
   for ((i = 1; i <= NODES; i++)); do
     SLURMD_NAMES+=("slurmd-n$i")
     start_daemon "slurmd-n$i" "$LOG_DIR/slurmd-n$i.out" \
-      slurmd -D -N "n$i" -f "$SLURM_CONF_FILE"
+      slurmd -D -N "n$i" -f "$SLURM_CONF_FILE" ${STEPD:+-d "$STEPD"}
   done
   for ((i = 1; i <= NETNS; i++)); do
     SLURMD_NAMES+=("slurmd-ns$i")
     start_daemon "slurmd-ns$i" "$LOG_DIR/slurmd-ns$i.out" \
       nsenter --net="/run/netns/$(net_ns "$PORT_BASE" "$i")" \
-      slurmd -D -N "ns$i" -f "$SLURM_CONF_FILE"
+      slurmd -D -N "ns$i" -f "$SLURM_CONF_FILE" ${STEPD:+-d "$STEPD"}
   done
 }
 

@@ -181,6 +181,8 @@ extern void omru_job_fini(job_record_t *job_ptr)
 		job_options(job_ptr, &g);
 	slurm_mutex_lock(&plan_lock);
 	dirty = true;
+	if (omru_job)
+		gpus_freed = true; /* plan_due: its GPUs are given out sooner */
 	if (job_ptr)
 		refusals_nodes_freed(job_ptr->node_bitmap);
 	if (job_ptr && omru_ctl_job_stopped(ctl, job_ptr->job_id,

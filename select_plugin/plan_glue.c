@@ -18,6 +18,7 @@ omru_ctl_t *ctl = NULL;
 test_only_memo_t *memo = NULL;
 omru_ctl_settings_t settings;
 bool dirty = true;
+bool gpus_freed = false;
 bool replan_now = false;
 uint32_t admitted_job = 0;
 bool planned_since_stops = false;

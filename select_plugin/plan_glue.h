@@ -69,6 +69,10 @@ extern omru_ctl_t *ctl;
 extern test_only_memo_t *memo; /* held jobs' TEST_ONLY answers */
 extern omru_ctl_settings_t settings;
 extern bool dirty; /* something changed since the last plan */
+/* A GPU job ended since the last plan: its GPUs are free now, and the
+ * plan that gives them out is due sooner than PlanIntervalMin
+ * (plan_due, plan_snapshot.c). */
+extern bool gpus_freed;
 /* A plan at the next job_test, whatever PlanIntervalMin says: the last
  * one counted on a start Slurm did not make. */
 extern bool replan_now;

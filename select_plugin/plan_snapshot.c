@@ -8,6 +8,7 @@
 #include <string.h>
 
 static double last_stats_log = 0;
+static double last_plan_cost_s = 0; /* the last re-plan, snapshot included */
 /* Pending jobs the last plan starts now (planned_start_blocked). */
 static uint32_t *starts;
 static int starts_len, starts_cap;
@@ -399,6 +400,8 @@ extern void replan(time_t now)
 		      "cons_tres until the next plan: %s", plugin_type, err);
 	keep_planned_starts();
 	double snap_ms = 1e3 * (t1 - t0), total_ms = 1e3 * (mono_now() - t0);
+	last_plan_cost_s = total_ms / 1e3;
+	gpus_freed = false;
 	cost.replans++;
 	cost.snapshot_ms += snap_ms;
 	cost.total_ms += total_ms;
@@ -431,10 +434,26 @@ extern void replan(time_t now)
 	}
 }
 
-/* A plan is due: something changed and PlanIntervalMin passed, or
- * PlanIntervalMax passed.  Caller holds plan_lock. */
+/*
+ * After a GPU job's end the next plan may come this soon: its GPUs idle
+ * until a plan gives them out, and slurmctld runs its scheduler at once
+ * after an end (with PlanIntervalMin=1 the plan came ~1 s later, at the
+ * next pass: every start after an end waited that long; limits bench,
+ * issue 26).  Ten times the last plan's cost, so that ends in a burst never
+ * keep slurmctld planning more than a tenth of the time, and never more
+ * than PlanIntervalMin.
+ */
+static double freed_gap_s(void)
+{
+	return MIN(settings.plan_interval_min_s, MAX(0.1, 10 * last_plan_cost_s));
+}
+
+/* A plan is due: something changed and PlanIntervalMin passed (a GPU job
+ * ended and freed_gap_s passed), or PlanIntervalMax passed.  Caller holds
+ * plan_lock. */
 extern bool plan_due(double t)
 {
 	return ctl && ((dirty && t - last_plan_at >= settings.plan_interval_min_s) ||
+		       (gpus_freed && t - last_plan_at >= freed_gap_s()) ||
 		       t - last_plan_at >= settings.plan_interval_max_s);
 }

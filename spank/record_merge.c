@@ -10,7 +10,7 @@
  * When slurmctld runs job_submit/omru (JobSubmitPlugins has "omru"), a
  * writer sends only its fields, as a merge request, and the plugin merges
  * them under the job write lock: one RPC, nothing read, nothing lost.
- * Asked once per slurmstepd (slurm_load_ctl_conf).
+ * slurmstepd's slurm.conf says whether it runs (find_merge_path).
  *
  * Without it each writer reads the line, merges its keys in and writes the
  * whole line back, so two writers that read the same line drop each
@@ -118,22 +118,35 @@ static int merge_once(uint32_t job_id, int n, const char *const *keys,
 	return 1;
 }
 
-/* Whether slurmctld merges requests (job_submit/omru), asked once. */
+/*
+ * slurmstepd's own copy of slurm.conf: libslurmfull exports it, and this
+ * plugin links no libslurm of its own, so the name is the host's.  Weak:
+ * a host without it leaves the address NULL and slurmctld is asked.  No
+ * RPC at a step's end: the steps' last fields must reach slurmctld before
+ * the job ends (a round trip more lost them in CI, loader.test).
+ */
+extern slurm_conf_t slurm_conf __attribute__((weak));
+
+/* Whether slurmctld merges requests (job_submit/omru), found once. */
 static pthread_once_t merged_once = PTHREAD_ONCE_INIT;
 static bool merged_in_slurmctld;
 
-static void ask_slurmctld(void)
+static void find_merge_path(void)
 {
 	slurm_conf_t *conf = NULL;
-	if (slurm_load_ctl_conf((time_t) 0, &conf) != SLURM_SUCCESS || !conf) {
+	const char *list;
+	if (&slurm_conf) {
+		list = slurm_conf.job_submit_plugins;
+	} else if (slurm_load_ctl_conf((time_t) 0, &conf) == SLURM_SUCCESS && conf) {
+		list = conf->job_submit_plugins;
+	} else {
 		slurm_error("%s: cannot read slurmctld's configuration (%s); job "
 			    "records are merged on the node", OMRU_SPANK_NAME,
 			    slurm_strerror(slurm_get_errno()));
 		return;
 	}
 	/* "omru" or "job_submit/omru", among others, comma-separated. */
-	const char *list = conf->job_submit_plugins ? conf->job_submit_plugins : "";
-	for (const char *p = list; *p;) {
+	for (const char *p = list ? list : ""; *p;) {
 		size_t len = strcspn(p, ",");
 		if ((len == 4 && strncmp(p, "omru", 4) == 0) ||
 		    (len == 15 && strncmp(p, "job_submit/omru", 15) == 0))
@@ -142,7 +155,8 @@ static void ask_slurmctld(void)
 		if (*p == ',')
 			p++;
 	}
-	slurm_free_ctl_conf(conf);
+	if (conf)
+		slurm_free_ctl_conf(conf);
 	if (!merged_in_slurmctld)
 		slurm_info("%s: JobSubmitPlugins has no omru: job records are "
 			   "merged on the node (writers on other nodes may lose "
@@ -174,7 +188,7 @@ extern void omru_job_record_merge(uint32_t job_id, int n,
 				  const char *const *keys,
 				  const char *const *values)
 {
-	pthread_once(&merged_once, ask_slurmctld);
+	pthread_once(&merged_once, find_merge_path);
 	if (merged_in_slurmctld) {
 		send_request(job_id, n, keys, values);
 		return;

@@ -103,6 +103,22 @@ static void describe_wait(job_record_t *job_ptr, const omru_ctl_decision_t *d,
 }
 
 /*
+ * Whether a planned node still completes a job that ended: Slurm offers
+ * no such node until the job's epilog is done there, although the job's
+ * GPUs are free in the plan (job_fini) -- with freed GPUs planned at once
+ * (plan_due), the first pass after an end often comes that soon.
+ */
+static bool nodes_completing(bitstr_t *planned)
+{
+	int n = MIN(bit_size(planned), node_record_count);
+	for (int i = 0; i < n; i++)
+		if (bit_test(planned, i) && node_record_table_ptr[i] &&
+		    IS_NODE_COMPLETING(node_record_table_ptr[i]))
+			return true;
+	return false;
+}
+
+/*
  * cons_tres refused the planned start on `planned` (CPUs, memory, a GPU
  * type or a license there that the plan does not model, or a node Slurm
  * did not offer): the job is planned without those nodes until something
@@ -253,6 +269,12 @@ extern int omru_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 		if (rc == SLURM_SUCCESS) {
 			debug("%s: %pJ starts as planned: %d GPU(s) on %d node(s)",
 			      plugin_type, job_ptr, d.gpus, d.where_count);
+		} else if (nodes_completing(planned)) {
+			/* Not a refusal of the job: a job that ended there
+			 * still completes (its epilog), and slurmctld schedules
+			 * again when it is done. */
+			debug("%s: %pJ: its planned nodes still complete a job; "
+			      "it starts when they are done", plugin_type, job_ptr);
 		} else {
 			note_refusal(job_ptr, planned);
 		}

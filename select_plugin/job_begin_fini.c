@@ -181,13 +181,18 @@ extern void omru_job_fini(job_record_t *job_ptr)
 		job_options(job_ptr, &g);
 	slurm_mutex_lock(&plan_lock);
 	dirty = true;
-	if (omru_job)
-		gpus_freed = true; /* plan_due: its GPUs are given out sooner */
 	if (job_ptr)
 		refusals_nodes_freed(job_ptr->node_bitmap);
-	if (job_ptr && omru_ctl_job_stopped(ctl, job_ptr->job_id,
-					    WEXITSTATUS(job_ptr->exit_code),
-					    time(NULL)))
+	bool resize_stop = job_ptr &&
+			   omru_ctl_job_stopped(ctl, job_ptr->job_id,
+						WEXITSTATUS(job_ptr->exit_code),
+						time(NULL));
+	/* plan_due: its GPUs are given out sooner -- unless it stopped for a
+	 * resize: Slurm requeues it only after this, and a plan made before
+	 * would give its new GPUs to others. */
+	if (omru_job && !resize_stop)
+		gpus_freed = true;
+	if (resize_stop)
 		info("%s: %pJ stopped for its resize (exit status %d): Slurm "
 		     "requeues it and the plan starts it first on its new GPUs",
 		     plugin_type, job_ptr, OMRU_ELASTIC_EXIT_CODE);

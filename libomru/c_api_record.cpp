@@ -130,6 +130,20 @@ int omru_record_is_request(const char *text)
 	return text && std::strncmp(text, kRequestTag, std::strlen(kRequestTag)) == 0;
 }
 
+int omru_record_merged_in_slurmctld(const char *list)
+{
+	for (const char *p = list ? list : ""; *p;) {
+		size_t len = std::strcspn(p, ",");
+		if ((len == 4 && std::strncmp(p, "omru", 4) == 0) ||
+		    (len == 15 && std::strncmp(p, "job_submit/omru", 15) == 0))
+			return 1;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
 int omru_record_apply(const char *current, const char *request, char *out,
 		      size_t outlen, char *err, size_t errlen)
 {

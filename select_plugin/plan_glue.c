@@ -12,6 +12,7 @@
 #include "plan_glue.h"
 
 #include "src/common/run_in_daemon.h"
+#include "omru/omru_record.h"
 
 pthread_mutex_t plan_lock = PTHREAD_MUTEX_INITIALIZER;
 omru_ctl_t *ctl = NULL;
@@ -88,7 +89,7 @@ extern int omru_plan_init(void)
 	if (omru_ctl_store_load(ctl, err, sizeof(err)) != OMRU_OK)
 		error("%s: profile store ignored, planning without what jobs "
 		      "measured: %s", plugin_type, err);
-	if (!xstrstr(slurm_conf.job_submit_plugins, "omru"))
+	if (!omru_record_merged_in_slurmctld(slurm_conf.job_submit_plugins))
 		info("%s: JobSubmitPlugins has no omru: the nodes merge the "
 		     "fields they add to job records themselves and can lose "
 		     "one when several write at once (job_submit_omru(8))",

@@ -145,16 +145,7 @@ static void find_merge_path(void)
 			    slurm_strerror(slurm_get_errno()));
 		return;
 	}
-	/* "omru" or "job_submit/omru", among others, comma-separated. */
-	for (const char *p = list ? list : ""; *p;) {
-		size_t len = strcspn(p, ",");
-		if ((len == 4 && strncmp(p, "omru", 4) == 0) ||
-		    (len == 15 && strncmp(p, "job_submit/omru", 15) == 0))
-			merged_in_slurmctld = true;
-		p += len;
-		if (*p == ',')
-			p++;
-	}
+	merged_in_slurmctld = omru_record_merged_in_slurmctld(list);
 	if (conf)
 		slurm_free_ctl_conf(conf);
 	if (!merged_in_slurmctld)

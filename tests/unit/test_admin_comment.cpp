@@ -444,6 +444,10 @@ START_TEST(test_merge_request_round_trips_and_keeps_other_fields)
 	ck_assert_int_eq(omru_record_is_request(req), 1);
 	ck_assert_int_eq(omru_record_is_request("omru: gpus=2"), 0);
 	ck_assert_int_eq(omru_record_is_request(NULL), 0);
+	ck_assert_int_eq(omru_record_merged_in_slurmctld("lua,omru"), 1);
+	ck_assert_int_eq(omru_record_merged_in_slurmctld("job_submit/omru"), 1);
+	ck_assert_int_eq(omru_record_merged_in_slurmctld("omru_x,lua"), 0);
+	ck_assert_int_eq(omru_record_merged_in_slurmctld(NULL), 0);
 	ck_assert_int_eq(omru_record_apply("ticket 7 omru: gpus=2 epochs_done=3", req,
 					   out, sizeof(out), err, sizeof(err)),
 			 OMRU_OK);

@@ -55,6 +55,14 @@ int omru_record_request(const char *const *keys, const char *const *values,
 int omru_record_is_request(const char *text);
 
 /*
+ * omru_record_merged_in_slurmctld - 1 when LIST (slurm.conf
+ * JobSubmitPlugins, comma-separated, may be NULL) names job_submit/omru
+ * ("omru" or "job_submit/omru"), else 0.  select/omru and spank_omru read
+ * it the same way.
+ */
+int omru_record_merged_in_slurmctld(const char *list);
+
+/*
  * omru_record_apply - CURRENT with the fields of REQUEST merged in, as
  * omru_record_merge would.  RET OMRU_OK, or OMRU_EINVAL (REQUEST is not a
  * request or carries anything but fields; out untouched).

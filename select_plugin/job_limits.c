@@ -73,6 +73,82 @@ static void qos_room(slurmdb_qos_rec_t *q, uint32_t uid, int pos, uint64_t *r,
 }
 
 /*
+ * The shared GPU limits as the plan's pools (omru_ctl_snapshot_pool): each
+ * limit that is set, keyed by the limit and whose it is, with what it
+ * leaves now; the job counts one per GPU against each.
+ */
+typedef struct {
+	omru_ctl_pool_use_t *uses;
+	int n, max;
+} pool_list_t;
+
+/* key: "qos:ID:grp", "qos:ID:user:UID" or "assoc:ID". */
+static void add_pool(pool_list_t *l, uint64_t limit, uint64_t used, const char *key)
+{
+	if (limit == INFINITE64 || limit == NO_VAL64 || l->n >= l->max)
+		return;
+	omru_ctl_pool_use_t *u = &l->uses[l->n];
+	snprintf(u->key, sizeof(u->key), "%s", key);
+	u->per_gpu = 1;
+	u->per_job = 0;
+	if (omru_ctl_snapshot_pool(ctl, u->key, (double) limit - (double) used) == OMRU_OK)
+		l->n++;
+}
+
+static void qos_pools(slurmdb_qos_rec_t *q, uint32_t uid, int pos, pool_list_t *l)
+{
+	char key[OMRU_POOL_KEY_MAX];
+
+	if (!q || !q->usage)
+		return;
+	if (q->grp_tres_ctld && q->usage->grp_used_tres) {
+		snprintf(key, sizeof(key), "qos:%u:grp", q->id);
+		add_pool(l, q->grp_tres_ctld[pos], q->usage->grp_used_tres[pos], key);
+	}
+	if (q->max_tres_pu_ctld) {
+		uint64_t used = 0;
+		if (q->usage->user_limit_list) {
+			ListIterator it = list_iterator_create(q->usage->user_limit_list);
+			slurmdb_used_limits_t *u;
+			while ((u = list_next(it)))
+				if (u->uid == uid && u->tres)
+					used = u->tres[pos];
+			list_iterator_destroy(it);
+		}
+		snprintf(key, sizeof(key), "qos:%u:user:%u", q->id, uid);
+		add_pool(l, q->max_tres_pu_ctld[pos], used, key);
+	}
+}
+
+extern int job_gpu_pools(job_record_t *job_ptr, omru_ctl_pool_use_t *uses, int max)
+{
+	assoc_mgr_lock_t locks = { .assoc = READ_LOCK, .qos = READ_LOCK,
+				   .tres = READ_LOCK };
+	slurmdb_tres_rec_t gpu = { .type = "gres", .name = "gpu" };
+	pool_list_t l = { uses, 0, max };
+
+	if (!assoc_mgr_lock || !assoc_mgr_unlock || !assoc_mgr_find_tres_pos)
+		return 0;
+	assoc_mgr_lock(&locks);
+	int pos = assoc_mgr_find_tres_pos(&gpu, true);
+	if (pos >= 0) {
+		qos_pools(job_ptr->qos_ptr, job_ptr->user_id, pos, &l);
+		if (job_ptr->part_ptr)
+			qos_pools(job_ptr->part_ptr->qos_ptr, job_ptr->user_id, pos, &l);
+		for (slurmdb_assoc_rec_t *a = job_ptr->assoc_ptr; a && a->usage;
+		     a = a->usage->parent_assoc_ptr)
+			if (a->grp_tres_ctld && a->usage->grp_used_tres) {
+				char key[OMRU_POOL_KEY_MAX];
+				snprintf(key, sizeof(key), "assoc:%u", a->id);
+				add_pool(&l, a->grp_tres_ctld[pos],
+					 a->usage->grp_used_tres[pos], key);
+			}
+	}
+	assoc_mgr_unlock(&locks);
+	return l.n;
+}
+
+/*
  * Pending jobs the last snapshot left out because their user's GPU limits
  * leave fewer GPUs now than they need: Slurm tests those limits only after
  * selecting nodes, so a start would be refused at every pass.  Ascending

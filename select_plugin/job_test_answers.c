@@ -85,8 +85,18 @@ static bool maybe_replan(job_record_t *job_ptr, time_t now)
 	return deferred;
 }
 
+/* Its user's GPU limits leave it too few now: Slurm's reason's name. */
+static void describe_limit(job_record_t *job_ptr)
+{
+	const char *which = NULL;
+	int room = -1;
+	job_gpu_limits(job_ptr, NULL, &room, &which);
+	xstrfmtcat(job_ptr->state_desc, "OMRU: %s (%d GPU(s) left)",
+		   which ? which : "GPU limit", MAX(room, 0));
+}
+
 static void describe_wait(job_record_t *job_ptr, const omru_ctl_decision_t *d,
-			  time_t start)
+			  time_t start, bool over_limit)
 {
 	char when[32];
 	struct tm tm;
@@ -94,6 +104,11 @@ static void describe_wait(job_record_t *job_ptr, const omru_ctl_decision_t *d,
 	localtime_r(&start, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
 	xfree(job_ptr->state_desc);
+	if (over_limit) {
+		/* The plan's start comes when the limit leaves it room. */
+		describe_limit(job_ptr);
+		xstrcat(job_ptr->state_desc, "; ");
+	}
 	if (d->kind == OMRU_DECIDE_WAIT)
 		xstrfmtcat(job_ptr->state_desc,
 			   "OMRU plan: %d GPU(s) at %s", d->gpus, when);
@@ -175,7 +190,7 @@ extern int omru_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	deferred = deferred && !known;
 	bool refused = mode == SELECT_MODE_RUN_NOW && d.kind == OMRU_DECIDE_PASS &&
 		       refusals_has(job_ptr->job_id);
-	bool over_limit = mode != SELECT_MODE_TEST_ONLY && d.kind == OMRU_DECIDE_PASS &&
+	bool over_limit = mode != SELECT_MODE_TEST_ONLY && d.kind != OMRU_DECIDE_START &&
 			  limit_blocked_has(job_ptr->job_id);
 	bool send_stops = planned_since_stops && settings.elastic;
 	planned_since_stops = false;
@@ -190,15 +205,11 @@ extern int omru_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 			   "at most that often)", forced_gap_s());
 		return SLURM_ERROR;
 	}
-	if (over_limit) {
-		/* Its user's GPU limits leave it too few now; Slurm would
-		 * refuse the start after selecting nodes. */
-		const char *which = NULL;
-		int room = -1;
-		job_gpu_limits(job_ptr, NULL, &room, &which);
+	if (over_limit && mode == SELECT_MODE_RUN_NOW) {
+		/* Its user's GPU limits leave it too few now; the plan
+		 * starts it when they leave it room. */
 		xfree(job_ptr->state_desc);
-		xstrfmtcat(job_ptr->state_desc, "OMRU: %s (%d GPU(s) left)",
-			   which ? which : "GPU limit", MAX(room, 0));
+		describe_limit(job_ptr);
 		return SLURM_ERROR;
 	}
 	if (refused) {
@@ -304,7 +315,7 @@ extern int omru_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	}
 	if (rc == SLURM_SUCCESS) {
 		job_ptr->start_time = start;
-		describe_wait(job_ptr, &d, start);
+		describe_wait(job_ptr, &d, start, over_limit);
 	}
 	return rc;
 #undef DELEGATE

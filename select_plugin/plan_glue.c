@@ -106,6 +106,7 @@ extern void omru_plan_fini(void)
 	ctl = NULL;
 	refusals_fini();
 	limit_blocked_fini();
+	plan_pools_fini();
 	asked_gpus_fini();
 	test_only_memo_destroy(memo);
 	memo = NULL;

@@ -132,13 +132,29 @@ extern uint64_t node_config_stamp(void);
  * ("QOSMaxGRESPerUser"). */
 extern void job_gpu_limits(job_record_t *job_ptr, int *per_job, int *room_now,
 			   const char **which);
-/* Pending jobs the snapshot left out for their user's GPU limits: cleared
- * and noted by replan (caller holds plan_lock), sorted by _done. */
+/* The job's shared GPU limits as pool uses (keys, one per GPU), each
+ * limit's room given to the plan (omru_ctl_snapshot_pool); RET how many. */
+extern int job_gpu_pools(job_record_t *job_ptr, omru_ctl_pool_use_t *uses, int max);
+/* Pending jobs their user's GPU limits leave too few GPUs now (the reason
+ * job_test gives them): cleared and noted by replan (caller holds
+ * plan_lock), sorted by _done. */
 extern void limit_blocked_clear(void);
 extern void limit_blocked_note(uint32_t job_id);
 extern void limit_blocked_done(void);
 extern bool limit_blocked_has(uint32_t job_id);
 extern void limit_blocked_fini(void);
+
+/* plan_pools.c: shared limits as the plan's pools, per replan: _begin with
+ * the previous plan's planned starts, _count_running for every running
+ * job, job_pools for every planned job, _done before the plan. */
+extern void plan_pools_begin(const uint32_t *planned_starts, int n);
+extern void plan_pools_count_running(job_record_t *job_ptr);
+extern int job_pools(job_record_t *job_ptr, omru_ctl_pool_use_t *uses, int max);
+extern void plan_pools_done(void);
+/* Whether Slurm keeps the job waiting for a limit the plan models (a GPU
+ * limit or a license), and the last plan did not plan its start. */
+extern bool pool_wait_modelled(job_record_t *job_ptr);
+extern void plan_pools_fini(void);
 
 /* node_resources.c: CPUs and memory besides GPUs. */
 /* What the node has for jobs: CPUs, memory (MB; 1 when not consumable). */

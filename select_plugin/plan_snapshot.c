@@ -94,7 +94,8 @@ static bool job_waits_for_other_reasons(job_record_t *job_ptr, time_t now)
 		return true;
 	if (job_ptr->details && job_ptr->details->begin_time > now)
 		return true;
-	return job_ptr->job_id != admitted_job && job_blocked_by_slurm(job_ptr);
+	return job_ptr->job_id != admitted_job && job_blocked_by_slurm(job_ptr) &&
+	       !pool_wait_modelled(job_ptr);
 }
 
 /*
@@ -160,9 +161,10 @@ static int add_job(job_record_t *job_ptr, time_t now, snap_buffers_t *b)
 		rigid.set &= ~OMRU_OPT_GPUS;
 		j.opts = &rigid;
 	}
-	/* Never a count its GPU limits refuse after selection: per job, and
-	 * what its user's limits leave now.  A pending job they leave fewer
-	 * GPUs than it needs waits out of the plan (limit_blocked). */
+	/* Never a count its per-job GPU limits refuse after selection.  Its
+	 * user's and account's shared limits and its licenses are the plan's
+	 * pools (plan_pools.c): it starts when they leave it room.  One they
+	 * leave too few GPUs now is noted for its reason (limit_blocked). */
 	bool moldable = j.opts && (j.opts->set & OMRU_OPT_GPUS);
 	bool pending = IS_JOB_PENDING(job_ptr);
 	int cap = 0, room = -1;
@@ -172,13 +174,12 @@ static int add_job(job_record_t *job_ptr, time_t now, snap_buffers_t *b)
 	if (pending) {
 		int need = moldable ? (int) j.opts->gpus_min
 				    : asked_gpus_get(job_ptr->job_id, g.gpus);
-		if (room >= 0 && room < need) {
+		if (room >= 0 && room < need)
 			limit_blocked_note(job_ptr->job_id);
-			return 0;
-		}
-		if (moldable && room >= 0 && (cap <= 0 || room < cap))
-			cap = room;
 	}
+	omru_ctl_pool_use_t pools[16];
+	j.pools = pools;
+	j.pool_count = job_pools(job_ptr, pools, 16);
 	if (cap > 0 && (int) j.opts->gpus_max > cap) {
 		static omru_job_options_t capped;
 		capped = *j.opts;
@@ -363,12 +364,15 @@ extern void replan(time_t now)
 	refusals_sweep(job_still_pending);
 	limit_blocked_clear();
 	asked_gpus_sweep(job_still_pending);
+	plan_pools_begin(starts, starts_len);
 	starts_len = 0;
 	it = list_iterator_create(job_list);
 	while ((job_ptr = list_next(it))) {
 		/* Every running job holds CPUs and memory, GPUs or not. */
-		if (IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr))
+		if (IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr)) {
 			job_add_holdings(job_ptr, b.cpus_alloc, b.mem_alloc);
+			plan_pools_count_running(job_ptr);
+		}
 		if (IS_JOB_PENDING(job_ptr)) {
 			/* A job requeued to resume from a resize waits out
 			 * Slurm's requeue delay on the GPUs held for it. */
@@ -384,6 +388,7 @@ extern void replan(time_t now)
 	}
 	list_iterator_destroy(it);
 	snapshot_node_resources(b.cpus_alloc, b.mem_alloc);
+	plan_pools_done();
 	limit_blocked_done();
 	xfree(b.eligible);
 	xfree(b.where_node);

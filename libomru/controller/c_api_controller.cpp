@@ -76,6 +76,12 @@ std::string iso_time(time_t t)
 	return buf;
 }
 
+// Bounds on shared limits (omru_ctl_snapshot_pool): a pool is GPUs or
+// licenses, a job counts against a handful (its QOS's and partition QOS's
+// per-user and group limits, its associations', its licenses).
+constexpr double kMaxPoolRoom = 1e9;
+constexpr int kMaxJobPools = 32;
+
 } // namespace
 
 extern "C" {
@@ -180,6 +186,19 @@ int omru_ctl_snapshot_begin(omru_ctl_t *ctl, double now_s, int node_count)
 		ctl->snap_ok = node_count >= 0 && std::isfinite(now_s);
 		ctl->snap.nodes.resize(node_count > 0 ? node_count : 0);
 		return ctl->snap_ok ? OMRU_OK : OMRU_EINVAL;
+	});
+}
+
+int omru_ctl_snapshot_pool(omru_ctl_t *ctl, const char *key, double room)
+{
+	return guarded(nullptr, 0, [&] {
+		if (!key || !*key || strnlen(key, OMRU_POOL_KEY_MAX) >= OMRU_POOL_KEY_MAX ||
+		    !std::isfinite(room))
+			return OMRU_EINVAL;
+		// A limit is GPUs or licenses: bounded like a node's GPUs x
+		// nodes; below zero (usage over a lowered limit) leaves none.
+		ctl->snap.pool_room[key] = std::clamp(room, 0.0, kMaxPoolRoom);
+		return OMRU_OK;
 	});
 }
 
@@ -345,6 +364,25 @@ int omru_ctl_snapshot_job(omru_ctl_t *ctl, const omru_ctl_job_t *job, char *err,
 					return bad("eligible node indices must ascend within the cluster");
 				j.eligible.push_back(n);
 			}
+		}
+		if (job->pool_count < 0 || job->pool_count > kMaxJobPools ||
+		    (job->pool_count > 0 && !job->pools))
+			return bad("a job counts against 0.." + std::to_string(kMaxJobPools) +
+				   " pools");
+		for (int i = 0; i < job->pool_count; i++) {
+			const omru_ctl_pool_use_t &u = job->pools[i];
+			size_t len = strnlen(u.key, OMRU_POOL_KEY_MAX);
+			if (len == 0 || len >= OMRU_POOL_KEY_MAX || !(u.per_gpu >= 0) ||
+			    !(u.per_job >= 0) || u.per_gpu > kMaxPoolRoom ||
+			    u.per_job > kMaxPoolRoom)
+				return bad("a pool needs a key and amounts in 0.." +
+					   std::to_string(kMaxPoolRoom));
+			std::string key(u.key, len);
+			bool dup = false;
+			for (const auto &p : j.pools)
+				dup = dup || p.key == key;
+			if (!dup) // a QOS that is the job's and its partition's
+				j.pools.push_back({ std::move(key), u.per_gpu, u.per_job });
 		}
 		ctl->snap.jobs.push_back(std::move(j));
 		return OMRU_OK;

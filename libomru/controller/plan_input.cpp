@@ -133,6 +133,7 @@ class Builder {
 	// CurveKey, then limited per job (cheap).
 	std::vector<planner::SpeedCurve> unlimited_;
 	std::map<CurveKey, int> unlimited_of_;
+	std::map<std::string, int> pool_index_; // pool key -> PlanInput pool
 	std::map<LimitedKey, int> curves_;
 	std::map<std::vector<int>, int> sets_;
 	std::set<std::pair<const SpeedBook *, int>> unpriceable_;
@@ -434,8 +435,23 @@ void Builder::add_held(const JobSnap &j, const Resize &r)
 	push(std::move(pj), j, m);
 }
 
+// Its shared limits as the plan's pools: a pool's capacity is what the
+// limit leaves now plus what the plan's own running jobs hold of it (Slurm
+// counts them in the room; the plan holds them again).
 void Builder::push(planner::PlanJob pj, const JobSnap &j, int model)
 {
+	planner::PlanInput &in = out_.in;
+	for (const JobSnap::PoolUse &u : j.pools) {
+		auto room = snap_.pool_room.find(u.key);
+		if (room == snap_.pool_room.end())
+			continue; // no limit by that name now
+		auto [it, added] = pool_index_.emplace(u.key, static_cast<int>(in.pool_capacity.size()));
+		if (added)
+			in.pool_capacity.push_back(room->second);
+		if (j.running)
+			in.pool_capacity[it->second] += u.per_gpu * j.gpus + u.per_job;
+		pj.pools.push_back({ it->second, u.per_gpu, u.per_job });
+	}
 	out_.in.jobs.push_back(std::move(pj));
 	out_.job_ids.push_back(j.job_id);
 	out_.model.push_back(model);

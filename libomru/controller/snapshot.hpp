@@ -7,6 +7,7 @@
 #define OMRU_CONTROLLER_SNAPSHOT_HPP
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -79,6 +80,12 @@ struct JobSnap {
 	// Pending but not free to start yet (begin time ahead, held, waits
 	// for a dependency): a resized job's resume grace has not begun.
 	bool held = false;
+	// The shared limits it counts against (Snapshot::pool_room).
+	struct PoolUse {
+		std::string key;
+		double per_gpu = 0, per_job = 0;
+	};
+	std::vector<PoolUse> pools;
 };
 
 struct Snapshot {
@@ -88,6 +95,9 @@ struct Snapshot {
 	// The GPU links of the largest nodes (gres.conf Links=, nodes alike),
 	// or null: PCIe between every two.  For pipeline splits' costs.
 	std::shared_ptr<const GpuLinks> gpu_links;
+	// Shared limits that are not about nodes, by key: what each leaves
+	// now, Slurm's running jobs counted (omru_ctl_snapshot_pool).
+	std::map<std::string, double> pool_room;
 };
 
 } // namespace controller

@@ -46,6 +46,17 @@ struct NodeUse {
 	double cpus = 0, mem = 0;
 };
 
+// What a job takes of a shared limit that is not about nodes
+// (PlanInput::pool_capacity): per_gpu x its GPU count + per_job.  A user's
+// GPU limit (QOS MaxTRESPerUser=gres/gpu, GrpTRES) is per_gpu 1; a license
+// is per_job its count.
+struct PoolUse {
+	int pool = -1;
+	double per_gpu = 0;
+	double per_job = 0;
+	double of(int gpus) const { return per_gpu * gpus + per_job; }
+};
+
 // A job the plan covers: pending (running == false) or running.
 struct PlanJob {
 	long id = 0;                  // the caller's name for it, stable
@@ -81,6 +92,8 @@ struct PlanJob {
 	// Running: what it holds on each node of `where` (same order); empty:
 	// need applied to its GPUs there.
 	std::vector<NodeUse> holding;
+	// The shared limits it counts against, each pool once.
+	std::vector<PoolUse> pools;
 };
 
 struct PlanInput {
@@ -101,6 +114,12 @@ struct PlanInput {
 	// not, leave).  Empty: GPUs are the only resource and NodeNeed is
 	// not used; otherwise all four have one entry per node.
 	std::vector<double> node_cpus, node_mem, free_cpus, free_mem;
+	// Limits shared by jobs that are not about nodes (PoolUse): how much
+	// of each the plan's jobs, running ones included, may hold at once
+	// (the limit less what jobs outside the plan hold).  A job starts or
+	// grows only within them; a count beyond a pool's capacity is never
+	// offered.
+	std::vector<double> pool_capacity;
 	std::vector<SpeedCurve> curves;
 	std::vector<PlanJob> jobs;     // ties in any ordering go to the lower index
 	double restart_overhead_s = 0; // paid by every resized job

@@ -22,6 +22,7 @@
 #include <map>
 #include <queue>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 
 #include "planner/free_gpu_index.hpp"
@@ -94,6 +95,7 @@ class PlanRun {
 		  cpus_free_(in.free_cpus), mem_free_(in.free_mem)
 	{
 		intern_needs();
+		intern_pools();
 		is_blocked_.assign(in.jobs.size(), 0);
 		released_mark_.assign(in.jobs.size(), 0);
 		released_.assign(in.free_per_node.size(), 0);
@@ -170,6 +172,15 @@ class PlanRun {
 	// a need on what its CPUs and memory allow per node.
 	bool pack_job(int job, int gpus, int set, NodeCounts &out);
 	void intern_needs();
+	// Pools (PlanInput::pool_capacity): each job's signature (its pools
+	// and amounts; 0 for none), what the running jobs hold of each.
+	void intern_pools();
+	// What `job` holds of its pools at `gpus` GPUs, taken (sign 1) or
+	// given back (-1).
+	void pool_add(int job, int gpus, int sign);
+	// Whether its pools have room for it at `gpus` GPUs, what it holds at
+	// `held` (0: nothing) given back first.
+	bool pool_room(int job, int gpus, int held = 0) const;
 	void add_running_inputs();
 	void set_resizable_from(int job, double t);
 	void refresh_growable(int job);
@@ -223,6 +234,8 @@ class PlanRun {
 	// GPUs a need allows per node, and a packing buffer.
 	std::vector<double> cpus_free_, mem_free_;
 	std::vector<int> need_id_;
+	std::vector<int> pool_sig_;
+	std::vector<double> pool_used_;
 	std::vector<int> allowed_;
 	NodeCounts need_where_;
 	double t_ = 0;
@@ -276,6 +289,42 @@ void PlanRun::intern_needs()
 					      .first->second;
 	}
 	allowed_.assign(in_.nodes, 0);
+}
+
+void PlanRun::intern_pools()
+{
+	pool_sig_.assign(in_.jobs.size(), 0);
+	pool_used_.assign(in_.pool_capacity.size(), 0);
+	if (in_.pool_capacity.empty())
+		return;
+	std::map<std::vector<std::tuple<int, double, double>>, int> ids;
+	for (size_t j = 0; j < in_.jobs.size(); j++) {
+		std::vector<std::tuple<int, double, double>> key;
+		for (const PoolUse &u : in_.jobs[j].pools)
+			key.emplace_back(u.pool, u.per_gpu, u.per_job);
+		if (key.empty())
+			continue;
+		std::sort(key.begin(), key.end());
+		pool_sig_[j] = ids.emplace(std::move(key), static_cast<int>(ids.size()) + 1)
+				       .first->second;
+	}
+}
+
+void PlanRun::pool_add(int job, int gpus, int sign)
+{
+	for (const PoolUse &u : in_.jobs[job].pools)
+		pool_used_[u.pool] += sign * u.of(gpus);
+}
+
+bool PlanRun::pool_room(int job, int gpus, int held) const
+{
+	for (const PoolUse &u : in_.jobs[job].pools) {
+		double cap = in_.pool_capacity[u.pool];
+		double use = pool_used_[u.pool] - (held > 0 ? u.of(held) : 0) + u.of(gpus);
+		if (use > cap + 1e-9 * std::max(1.0, cap))
+			return false;
+	}
+	return true;
 }
 
 void PlanRun::add_resources(const NodeCounts &where, const std::vector<NodeUse> &use,
@@ -403,6 +452,7 @@ void PlanRun::add_running_inputs()
 		int option = it == cv.gpus.end() ? -1 : static_cast<int>(it - cv.gpus.begin());
 		run_segment(static_cast<int>(j), option, pj.where, pj.epoch_s,
 			    pj.epochs_at_progress_start, pj.progress_start_s);
+		pool_add(static_cast<int>(j), pj.gpus, 1);
 		JobState &s = jobs_[j];
 		// Already out of the free resources: what it holds, to give
 		// back when it ends.
@@ -446,11 +496,14 @@ void PlanRun::build_classes()
 						      static_cast<int>(pattern_ids.size()));
 			ids[option] = it.first->second;
 		}
-		long long key = (static_cast<long long>(ids[option]) *
-					 (static_cast<long long>(in_.node_sets.size()) + 1) +
-				 (in_.jobs[job].node_set + 1)) *
-					(static_cast<long long>(in_.jobs.size()) + 1) +
-				need_id_[job];
+		const long long n_ids = static_cast<long long>(in_.jobs.size()) + 1;
+		long long key = ((static_cast<long long>(ids[option]) *
+					  (static_cast<long long>(in_.node_sets.size()) + 1) +
+				  (in_.jobs[job].node_set + 1)) *
+					 n_ids +
+				 need_id_[job]) *
+					n_ids +
+				pool_sig_[job];
 		auto [it, added] = class_ids.emplace(key, static_cast<int>(classes_.size()));
 		if (added) {
 			StartClass k;
@@ -508,6 +561,7 @@ void PlanRun::start(int k, int pos, const NodeCounts &packed)
 	double e = cv.epoch_s[option][packed.size()];
 	NodeCounts where = packed;
 	take(job, where);
+	pool_add(job, c.gpus, 1);
 	if (record_ && t_ == in_.now_s)
 		out_.now.push_back({ Action::Kind::Start, job, c.gpus, where });
 	run_segment(job, option, std::move(where), e,
@@ -674,6 +728,11 @@ void PlanRun::start_phase()
 		auto [pos, k] = heap.top();
 		heap.pop();
 		const StartClass &c = classes_[k];
+		const int job = c_.order[pos];
+		// Its pools (a user's GPU limit, a license) first: a class
+		// shares them, and jobs behind it in other pools may start.
+		if (pool_sig_[job] && !pool_room(job, c.gpus))
+			continue;
 		if (c.gpus > free_.total())
 			continue;
 		const NodeCounts *packed = packed_now(c);
@@ -686,7 +745,7 @@ void PlanRun::start_phase()
 		}
 		const int span = static_cast<int>(packed->size());
 		if (span > (c.gpus + in_.gpus_per_node - 1) / in_.gpus_per_node &&
-		    sooner_on_fewer_nodes(c_.order[pos], c.gpus, c.set, span))
+		    sooner_on_fewer_nodes(job, c.gpus, c.set, span))
 			continue; // waits for fewer nodes
 		start(k, pos, *packed);
 		if (int p = first_waiting_from(k, pos + 1); p >= 0)
@@ -711,7 +770,8 @@ PlanRun::Growth PlanRun::placed_growth(int job, int option)
 			     growth_where_);
 	add_resources(s.where, s.use, -1);
 	free_gen_ -= 2;
-	if (!fits || (in_.grow_on_one_node && growth_where_.size() > 1))
+	if (!fits || (in_.grow_on_one_node && growth_where_.size() > 1) ||
+	    !pool_room(job, cv.gpus[option], s.gpus))
 		return g;
 	double e = cv.epoch_s[option][growth_where_.size()];
 	if (std::isnan(e))
@@ -728,7 +788,9 @@ void PlanRun::resize(int job, const Growth &g)
 	JobState &s = jobs_[job];
 	double left = left_at(job, t_);
 	give_back(job);
+	pool_add(job, s.gpus, -1);
 	take(job, g.where);
+	pool_add(job, curve(job).gpus[g.option], 1);
 	if (record_) {
 		out_.jobs[job].segments.back().end_s = t_;
 		if (t_ == in_.now_s)
@@ -919,6 +981,7 @@ void PlanRun::finish(int job)
 		growable_.erase({ s.end_s, job });
 	}
 	give_back(job);
+	pool_add(job, s.gpus, -1);
 	out_.makespan_s = std::max(out_.makespan_s, s.end_s);
 	out_.sum_jct_s += s.end_s - in_.jobs[job].submit_s;
 }

@@ -472,6 +472,9 @@ void check_plan_input(const PlanInput &in)
 				bad("node set " + std::to_string(s) +
 				    " must list distinct node indices in ascending order");
 		}
+	for (double cap : in.pool_capacity)
+		if (!(cap >= 0) || !std::isfinite(cap))
+			bad("a pool's capacity must be finite and >= 0");
 	if (!(in.restart_overhead_s >= 0) || !std::isfinite(in.restart_overhead_s))
 		bad("the restart overhead must be a finite number >= 0");
 	if (in.fairness_factor != 0 && !(in.fairness_factor >= 1))
@@ -521,6 +524,17 @@ void check_plan_input(const PlanInput &in)
 				bad(name + ": CPUs and memory it holds must be finite and >= 0");
 		if (!pj.holding.empty() && pj.holding.size() != pj.where.size())
 			bad(name + ": what it holds needs one entry per node it runs on");
+		for (size_t u = 0; u < pj.pools.size(); u++) {
+			const PoolUse &pu = pj.pools[u];
+			if (pu.pool < 0 || static_cast<size_t>(pu.pool) >= in.pool_capacity.size() ||
+			    !(pu.per_gpu >= 0) || !(pu.per_job >= 0) ||
+			    !std::isfinite(pu.per_gpu) || !std::isfinite(pu.per_job))
+				bad(name + ": a pool it counts against must exist and its "
+				    "amounts be finite and >= 0");
+			for (size_t v = 0; v < u; v++)
+				if (pj.pools[v].pool == pu.pool)
+					bad(name + " names a pool twice");
+		}
 		if (!pj.running)
 			continue;
 		int gpus = 0;
@@ -580,6 +594,20 @@ Plan plan_once(const PlanInput &in, const PlanChoice &keep,
 				it = fits.emplace(key, std::move(f)).first;
 			}
 			p.fits = it->second;
+		}
+		if (!pj.pools.empty()) {
+			// A count more than a pool allows at all never starts.
+			std::vector<char> f = p.fits;
+			if (f.empty())
+				f.assign(cv.gpus.size(), 1);
+			for (size_t i = 0; i < cv.gpus.size(); i++)
+				for (const PoolUse &u : pj.pools)
+					if (u.of(cv.gpus[i]) >
+					    in.pool_capacity[u.pool] * (1 + 1e-9) + 1e-9)
+						f[i] = 0;
+			if (std::find(f.begin(), f.end(), 0) == f.end())
+				f.clear();
+			p.fits = std::move(f);
 		}
 		pending.push_back(std::move(p));
 	}

@@ -8,10 +8,10 @@
 //
 // Site limits (SiteUsage) are given to the plan as select/omru gives
 // slurmctld's: each node's CPUs and memory and each job's need of them, a
-// job's node_list as its node set; a pending job its user's GPU limit or a
-// license holds now is left out of the plan (slurmctld would not ask
-// cons_tres for it), and a moldable one is offered no more GPUs than its
-// user may still take (select_plugin/job_limits.c).
+// job's node_list as its node set, and each user's GPU limit and each
+// license as a pool (PlanInput::pool_capacity) its jobs count against, so
+// the plan orders a limited user's jobs and a license's around each other
+// (select_plugin/plan_pools.c).
 #include <algorithm>
 #include <map>
 #include <tuple>
@@ -102,15 +102,10 @@ class Omru final : public Policy {
 			for (int job : *list) {
 				const Job &j = ctx.workload().jobs[job];
 				const JobProgress &pr = ctx.progress(job);
-				int gpus_max = j.gpus_max;
-				if (pr.state != JobProgress::State::Running) {
-					gpus_max = std::min(gpus_max, site.user_room(job));
-					if (gpus_max < j.gpus_min || !site.license_free(job))
-						continue; // held by a limit, not by nodes
-				}
 				planner::PlanJob pj;
 				pj.id = job;
-				pj.curve = curve_of(ctx, j, gpus_max, in.curves);
+				pj.curve = curve_of(ctx, j, j.gpus_max, in.curves);
+				add_pools(ctx.workload(), j, in, pj);
 				pj.need = j.need;
 				if (!j.node_list.empty())
 					pj.node_set = node_set_of(j.node_list, in.node_sets);
@@ -141,6 +136,33 @@ class Omru final : public Policy {
 		return in;
 	}
 
+	// The job's user's GPU limit and its license as pools: one per
+	// limited user and per license, capacity the limit (every running
+	// job is in the plan).
+	void add_pools(const Workload &w, const Job &j, planner::PlanInput &in,
+		       planner::PlanJob &pj)
+	{
+		if (in.pool_capacity.empty()) {
+			user_pool_.assign(w.users.size(), -1);
+			license_pool_.assign(w.licenses.size(), -1);
+		}
+		auto pool = [&](int &slot, int capacity) {
+			if (slot < 0) {
+				slot = static_cast<int>(in.pool_capacity.size());
+				in.pool_capacity.push_back(capacity);
+			}
+			return slot;
+		};
+		if (j.user >= 0 && static_cast<size_t>(j.user) < w.user_gpus_max.size() &&
+		    w.user_gpus_max[j.user] >= 0)
+			pj.pools.push_back({ pool(user_pool_[j.user], w.user_gpus_max[j.user]),
+					     1, 0 });
+		if (j.license >= 0 && static_cast<size_t>(j.license) < w.license_total.size())
+			pj.pools.push_back({ pool(license_pool_[j.license],
+						  w.license_total[j.license]),
+					     0, static_cast<double>(j.license_count) });
+	}
+
 	static int node_set_of(const std::vector<int> &nodes,
 			       std::vector<std::vector<int>> &sets)
 	{
@@ -155,6 +177,8 @@ class Omru final : public Policy {
 	std::map<std::tuple<int, int, int>, int> curve_index_;
 	std::vector<planner::SpeedCurve> curves_;
 	std::vector<int> job_of_; // plan job index -> workload job
+	// This input's pool of each user and license, -1 for none yet.
+	std::vector<int> user_pool_, license_pool_;
 	planner::Replanner replanner_; // the previous plan's choice, as slurmctld keeps it
 };
 

@@ -73,6 +73,22 @@ int omru_ctl_snapshot_node(omru_ctl_t *ctl, int index, const char *name,
 int omru_ctl_snapshot_node_resources(omru_ctl_t *ctl, int index, double cpus,
 				     double cpus_alloc, double mem_mb,
 				     double mem_alloc_mb);
+/* omru_ctl_snapshot_pool - a limit shared by jobs that is not about nodes
+ * (a user's or account's GPU limit: QOS MaxTRESPerUser, GrpTRES; a license),
+ * named by `key` as the jobs' omru_ctl_pool_use_t name it: `room` is what
+ * the limit leaves now (Slurm's running jobs counted).  The plan then starts
+ * a job only while its pools have room, and orders a limited user's jobs
+ * and a license's around each other.  A key no call names is no limit.
+ * RET OMRU_OK, or OMRU_EINVAL (key empty or too long, room not finite). */
+int omru_ctl_snapshot_pool(omru_ctl_t *ctl, const char *key, double room);
+
+/* What a job takes of a pool: per_gpu x its GPUs + per_job. */
+#define OMRU_POOL_KEY_MAX 64
+typedef struct {
+	char key[OMRU_POOL_KEY_MAX];
+	double per_gpu, per_job;
+} omru_ctl_pool_use_t;
+
 /* omru_ctl_snapshot_links - the GPU links of the cluster's largest nodes
  * (gres.conf Links=, as slurmctld parsed them: n x n, row-major, links[a *
  * n + b] the NVLinks between GPUs a and b, <= 0 none), for the costs of
@@ -116,6 +132,9 @@ typedef struct {
 	/* Running: CPUs and memory (MB) held on each where_node, or NULL. */
 	const double *where_cpus;
 	const double *where_mem_mb;
+	/* The pools it counts against (omru_ctl_snapshot_pool), or NULL. */
+	const omru_ctl_pool_use_t *pools;
+	int pool_count;
 } omru_ctl_job_t;
 
 /* RET OMRU_OK, or OMRU_EINVAL (the job is left out; message says why). */

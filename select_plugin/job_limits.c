@@ -7,7 +7,8 @@
  * count the job asks, not the larger one the plan may give a moldable
  * job: planned above them it would be refused after cons_tres took its
  * nodes, again at every pass (doc/slurm-facts.md, section 7), so the plan
- * reads them ahead and never offers such a count.
+ * reads them ahead and never offers such a count; the shared ones (per
+ * user, group) are the plan's pools (plan_pools.c, job_gpu_pools).
  */
 #include "plan_glue.h"
 
@@ -49,6 +50,21 @@ static void tighten(uint64_t *r, const char **which, uint64_t v, const char *nam
 	}
 }
 
+/* The user's gres/gpu in use under a QOS's per-user limits. */
+static uint64_t user_used(slurmdb_qos_rec_t *q, uint32_t uid, int pos)
+{
+	uint64_t used = 0;
+	if (q->usage->user_limit_list) {
+		ListIterator it = list_iterator_create(q->usage->user_limit_list);
+		slurmdb_used_limits_t *u;
+		while ((u = list_next(it)))
+			if (u->uid == uid && u->tres)
+				used = u->tres[pos];
+		list_iterator_destroy(it);
+	}
+	return used;
+}
+
 /* What a QOS's per-user and group gres/gpu limits leave the user now. */
 static void qos_room(slurmdb_qos_rec_t *q, uint32_t uid, int pos, uint64_t *r,
 		     const char **which)
@@ -58,18 +74,9 @@ static void qos_room(slurmdb_qos_rec_t *q, uint32_t uid, int pos, uint64_t *r,
 	if (q->grp_tres_ctld && q->usage->grp_used_tres)
 		tighten(r, which, room(q->grp_tres_ctld[pos], q->usage->grp_used_tres[pos]),
 			"QOSGrpGRES");
-	if (q->max_tres_pu_ctld) {
-		uint64_t used = 0;
-		if (q->usage->user_limit_list) {
-			ListIterator it = list_iterator_create(q->usage->user_limit_list);
-			slurmdb_used_limits_t *u;
-			while ((u = list_next(it)))
-				if (u->uid == uid && u->tres)
-					used = u->tres[pos];
-			list_iterator_destroy(it);
-		}
-		tighten(r, which, room(q->max_tres_pu_ctld[pos], used), "QOSMaxGRESPerUser");
-	}
+	if (q->max_tres_pu_ctld)
+		tighten(r, which, room(q->max_tres_pu_ctld[pos], user_used(q, uid, pos)),
+			"QOSMaxGRESPerUser");
 }
 
 /*
@@ -106,17 +113,8 @@ static void qos_pools(slurmdb_qos_rec_t *q, uint32_t uid, int pos, pool_list_t *
 		add_pool(l, q->grp_tres_ctld[pos], q->usage->grp_used_tres[pos], key);
 	}
 	if (q->max_tres_pu_ctld) {
-		uint64_t used = 0;
-		if (q->usage->user_limit_list) {
-			ListIterator it = list_iterator_create(q->usage->user_limit_list);
-			slurmdb_used_limits_t *u;
-			while ((u = list_next(it)))
-				if (u->uid == uid && u->tres)
-					used = u->tres[pos];
-			list_iterator_destroy(it);
-		}
 		snprintf(key, sizeof(key), "qos:%u:user:%u", q->id, uid);
-		add_pool(l, q->max_tres_pu_ctld[pos], used, key);
+		add_pool(l, q->max_tres_pu_ctld[pos], user_used(q, uid, pos), key);
 	}
 }
 

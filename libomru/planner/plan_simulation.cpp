@@ -293,21 +293,11 @@ void PlanRun::intern_needs()
 
 void PlanRun::intern_pools()
 {
-	pool_sig_.assign(in_.jobs.size(), 0);
 	pool_used_.assign(in_.pool_capacity.size(), 0);
-	if (in_.pool_capacity.empty())
-		return;
-	std::map<std::vector<std::tuple<int, double, double>>, int> ids;
-	for (size_t j = 0; j < in_.jobs.size(); j++) {
-		std::vector<std::tuple<int, double, double>> key;
-		for (const PoolUse &u : in_.jobs[j].pools)
-			key.emplace_back(u.pool, u.per_gpu, u.per_job);
-		if (key.empty())
-			continue;
-		std::sort(key.begin(), key.end());
-		pool_sig_[j] = ids.emplace(std::move(key), static_cast<int>(ids.size()) + 1)
-				       .first->second;
-	}
+	if (c_.pool_sig && c_.pool_sig->size() == in_.jobs.size())
+		pool_sig_ = *c_.pool_sig;
+	else
+		pool_sig_ = pool_signatures(in_);
 }
 
 void PlanRun::pool_add(int job, int gpus, int sign)
@@ -1043,6 +1033,24 @@ Outcome PlanRun::run(double give_up_after)
 }
 
 } // namespace
+
+std::vector<int> pool_signatures(const PlanInput &in)
+{
+	std::vector<int> sig(in.jobs.size(), 0);
+	if (in.pool_capacity.empty())
+		return sig;
+	std::map<std::vector<std::tuple<int, double, double>>, int> ids;
+	for (size_t j = 0; j < in.jobs.size(); j++) {
+		std::vector<std::tuple<int, double, double>> key;
+		for (const PoolUse &u : in.jobs[j].pools)
+			key.emplace_back(u.pool, u.per_gpu, u.per_job);
+		if (key.empty())
+			continue;
+		std::sort(key.begin(), key.end());
+		sig[j] = ids.emplace(std::move(key), static_cast<int>(ids.size()) + 1).first->second;
+	}
+	return sig;
+}
 
 Outcome simulate_plan(const PlanInput &in, const Candidate &c, bool record,
 		      double give_up_after)

@@ -4,7 +4,9 @@
 // fits; one that fits only spread over more nodes than it needs waits if
 // the running jobs' ends would let it end sooner on fewer), and once
 // nothing is left to start, idle GPUs are reused by growing running jobs
-// (OMRU's GPU reuse), each growth paying the restart overhead.
+// (OMRU's GPU reuse), each growth paying the restart overhead.  Jobs
+// start and grow only within their pools (a user's GPU limit, a license:
+// PlanInput::pool_capacity).
 // The planner (planner.cpp) simulates many candidates and keeps the best;
 // the same code with the same inputs later reproduces that plan exactly,
 // which is what makes re-planning at every event stable.
@@ -14,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "planner/plan.hpp"
@@ -28,7 +31,14 @@ struct Candidate {
 	// Pending jobs, highest priority first.  A pending job left out is
 	// unplaced (its option never fits its node set: fits_when_idle).
 	std::vector<int> order;
+	// pool_signatures(in), computed once per input and shared by its
+	// candidates; null: simulate_plan computes it.
+	std::shared_ptr<const std::vector<int>> pool_sig;
 };
+
+// Per PlanInput::jobs entry, an id shared by the jobs with the same pools
+// and amounts (0: none); start classes key on it.
+std::vector<int> pool_signatures(const PlanInput &in);
 
 struct Outcome {
 	double makespan_s = 0;

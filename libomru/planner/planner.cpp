@@ -234,7 +234,8 @@ Candidate candidate(const PlanInput &in, const std::vector<PendingJob> &pending,
 			option[p.job] = static_cast<int>(g - gpus.begin());
 	}
 	return Candidate{ option,
-			  queue_order(pending, option, in, in.objective, choice.order) };
+			  queue_order(pending, option, in, in.objective, choice.order),
+			  nullptr };
 }
 
 // The longest makespan a plan may have under the mean-JCT objective:
@@ -618,9 +619,12 @@ Plan plan_once(const PlanInput &in, const PlanChoice &keep,
 	std::vector<PlanChoice> tries;
 	std::vector<std::pair<size_t, Outcome>> done; // index into tries
 	size_t lead = 0; // into done: the best so far without a JCT cap
+	// The jobs' pools, interned once for every candidate of this input.
+	auto sig = std::make_shared<const std::vector<int>>(pool_signatures(in));
 	auto run = [&](std::vector<std::pair<PlanChoice, Candidate>> batch) {
 		std::vector<size_t> at;
 		for (auto &[choice, c] : batch) {
+			c.pool_sig = sig;
 			const Outcome *best = done.empty() ? nullptr : &done[lead].second;
 			tries.push_back(choice);
 			done.emplace_back(tries.size() - 1,
@@ -637,6 +641,7 @@ Plan plan_once(const PlanInput &in, const PlanChoice &keep,
 	Candidate keep_c;
 	if (keep.valid) {
 		keep_c = candidate(in, pending, keep);
+		keep_c.pool_sig = sig;
 		tries.push_back(keep);
 		done.emplace_back(0, simulate_plan(in, keep_c, true));
 	}
@@ -676,6 +681,7 @@ Plan plan_once(const PlanInput &in, const PlanChoice &keep,
 	PlanChoice best_choice = tries[done[pick].first];
 	Candidate best_c = keep.valid && pick == 0 ? keep_c
 						  : candidate(in, pending, best_choice);
+	best_c.pool_sig = sig;
 	Outcome best = std::move(done[pick].second);
 	if (!incremental)
 		simulated += improve_locally(in, pending, cap, best_choice, best_c,

@@ -130,10 +130,11 @@ START_TEST(test_omru_plans_within_node_lists_cpus_licenses_and_exclusive)
 }
 END_TEST
 
-START_TEST(test_omru_leaves_a_job_its_users_limit_holds_out_of_the_plan)
+START_TEST(test_omru_plans_a_users_jobs_within_their_gpu_limit)
 {
-	// alice may hold 2 GPUs: a (moldable 1-4) is offered 2, not 4; b
-	// (alice) starts when a ends; bob's c takes the free GPUs at once.
+	// alice may hold 2 GPUs (a pool of the plan): a (moldable 1-4) is
+	// offered 2, not 4; b (alice) starts when a ends; bob's c takes the
+	// free GPUs at once.
 	Inputs in = site("1x4", "a,0,m,4,2,1,4,alice,,,,,,\n"
 				"b,0,m,1,1,1,1,alice,,,,,,\n"
 				"c,0,m,2,2,1,2,bob,,,,,,\n");
@@ -189,7 +190,7 @@ int main(void)
 	tcase_add_test(tc, test_fifo_passes_over_a_job_its_users_limit_holds);
 	tcase_add_test(tc, test_backfill_keeps_memory_heavy_jobs_apart);
 	tcase_add_test(tc, test_omru_plans_within_node_lists_cpus_licenses_and_exclusive);
-	tcase_add_test(tc, test_omru_leaves_a_job_its_users_limit_holds_out_of_the_plan);
+	tcase_add_test(tc, test_omru_plans_a_users_jobs_within_their_gpu_limit);
 	tcase_add_test(tc, test_validator_reports_a_schedule_that_breaks_limits);
 	tcase_add_test(tc, test_policies_without_a_limit_model_say_so);
 	suite_add_tcase(s, tc);

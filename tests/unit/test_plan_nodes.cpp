@@ -6,20 +6,13 @@
 #include <stdexcept>
 
 #include "planner/planner.hpp"
+#include "plan_fixture.hpp"
 
 using namespace omru;
 using namespace omru::planner;
+using omru_test::rigid;
 
 namespace {
-
-// One kind of job: `g` GPUs only, 100 s per epoch on any span.
-SpeedCurve rigid(int g, int nodes)
-{
-	SpeedCurve cv;
-	cv.gpus = { g };
-	cv.epoch_s = { std::vector<double>(std::min(g, nodes) + 1, 100.0) };
-	return cv;
-}
 
 PlanJob pending(long id, int curve, int set = -1)
 {

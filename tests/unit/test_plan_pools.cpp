@@ -15,20 +15,14 @@
 
 #include "omru/omru_ctl.h"
 #include "planner/planner.hpp"
+#include "plan_fixture.hpp"
 
 using namespace omru;
 using namespace omru::planner;
+using omru_test::refusal;
+using omru_test::rigid;
 
 namespace {
-
-// `gpus` GPUs only, 100 s an epoch on any span.
-SpeedCurve rigid(int g, int nodes)
-{
-	SpeedCurve cv;
-	cv.gpus = { g };
-	cv.epoch_s = { std::vector<double>(std::min(g, nodes) + 1, 100.0) };
-	return cv;
-}
 
 // 1..4 GPUs, each count faster (400 s / g an epoch on any span).
 SpeedCurve moldable(int nodes = 1)
@@ -79,16 +73,6 @@ std::vector<double> peak_use(const PlanInput &in, const Plan &p)
 			peak[i] = std::max(peak[i], use[i]);
 	}
 	return peak;
-}
-
-std::string refusal(const PlanInput &in)
-{
-	try {
-		check_plan_input(in);
-	} catch (const std::invalid_argument &e) {
-		return e.what();
-	}
-	return "";
 }
 
 } // namespace

@@ -9,20 +9,14 @@
 
 #include "omru/omru_ctl.h"
 #include "planner/planner.hpp"
+#include "plan_fixture.hpp"
 
 using namespace omru;
 using namespace omru::planner;
+using omru_test::refusal;
+using omru_test::rigid;
 
 namespace {
-
-// One kind of job: `g` GPUs only, 100 s per epoch on any span.
-SpeedCurve rigid(int g, int nodes)
-{
-	SpeedCurve cv;
-	cv.gpus = { g };
-	cv.epoch_s = { std::vector<double>(std::min(g, nodes) + 1, 100.0) };
-	return cv;
-}
 
 PlanJob pending(long id, int curve, NodeNeed need = {})
 {
@@ -63,17 +57,6 @@ NodeNeed cpus_per_gpu(double c)
 	n.cpus_per_gpu = c;
 	n.mem_per_cpu = 1000;
 	return n;
-}
-
-// What check_plan_input says of `in`, "" if it accepts it.
-std::string refusal(const PlanInput &in)
-{
-	try {
-		check_plan_input(in);
-	} catch (const std::invalid_argument &e) {
-		return e.what();
-	}
-	return "";
 }
 
 std::vector<int> nodes_of(const Action &a)

@@ -1,0 +1,38 @@
+// plan_fixture.hpp - what the planner's unit tests (test_plan_nodes,
+// test_plan_resources, test_plan_pools) build their inputs from.
+#ifndef OMRU_TEST_PLAN_FIXTURE_HPP
+#define OMRU_TEST_PLAN_FIXTURE_HPP
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "planner/planner.hpp"
+
+namespace omru_test {
+
+// One kind of job: `g` GPUs only, 100 s per epoch on any span up to
+// min(g, nodes).
+inline omru::planner::SpeedCurve rigid(int g, int nodes)
+{
+	omru::planner::SpeedCurve cv;
+	cv.gpus = { g };
+	cv.epoch_s = { std::vector<double>(std::min(g, nodes) + 1, 100.0) };
+	return cv;
+}
+
+// What check_plan_input says of `in`, "" if it accepts it.
+inline std::string refusal(const omru::planner::PlanInput &in)
+{
+	try {
+		omru::planner::check_plan_input(in);
+	} catch (const std::invalid_argument &e) {
+		return e.what();
+	}
+	return "";
+}
+
+} // namespace omru_test
+
+#endif

@@ -65,33 +65,89 @@ static uint64_t user_used(slurmdb_qos_rec_t *q, uint32_t uid, int pos)
 	return used;
 }
 
-/* What a QOS's per-user and group gres/gpu limits leave the user now. */
-static void qos_room(slurmdb_qos_rec_t *q, uint32_t uid, int pos, uint64_t *r,
-		     const char **which)
+/*
+ * Every shared gres/gpu limit of a job, each given to `fn` with Slurm's
+ * reason name for it, the plan's pool key for it (the limit and whose it
+ * is), the limit and its use now: the per-user and group limits of its QOS
+ * and of its partition's QOS, the group limit of its association and of
+ * every parent.  Caller holds assoc_mgr's locks; `pos` is gres/gpu's.
+ */
+typedef void (*shared_limit_fn)(void *arg, const char *name, const char *key,
+				uint64_t limit, uint64_t used);
+
+static void qos_limits(slurmdb_qos_rec_t *q, uint32_t uid, int pos, shared_limit_fn fn,
+		       void *arg)
 {
+	char key[OMRU_POOL_KEY_MAX];
+
 	if (!q || !q->usage)
 		return;
-	if (q->grp_tres_ctld && q->usage->grp_used_tres)
-		tighten(r, which, room(q->grp_tres_ctld[pos], q->usage->grp_used_tres[pos]),
-			"QOSGrpGRES");
-	if (q->max_tres_pu_ctld)
-		tighten(r, which, room(q->max_tres_pu_ctld[pos], user_used(q, uid, pos)),
-			"QOSMaxGRESPerUser");
+	if (q->grp_tres_ctld && q->usage->grp_used_tres) {
+		snprintf(key, sizeof(key), "qos:%u:grp", q->id);
+		fn(arg, "QOSGrpGRES", key, q->grp_tres_ctld[pos],
+		   q->usage->grp_used_tres[pos]);
+	}
+	if (q->max_tres_pu_ctld) {
+		snprintf(key, sizeof(key), "qos:%u:user:%u", q->id, uid);
+		fn(arg, "QOSMaxGRESPerUser", key, q->max_tres_pu_ctld[pos],
+		   user_used(q, uid, pos));
+	}
+}
+
+static void each_shared_limit(job_record_t *job_ptr, int pos, shared_limit_fn fn, void *arg)
+{
+	char key[OMRU_POOL_KEY_MAX];
+
+	qos_limits(job_ptr->qos_ptr, job_ptr->user_id, pos, fn, arg);
+	if (job_ptr->part_ptr)
+		qos_limits(job_ptr->part_ptr->qos_ptr, job_ptr->user_id, pos, fn, arg);
+	/* Group limits hold for the association and every parent. */
+	for (slurmdb_assoc_rec_t *a = job_ptr->assoc_ptr; a && a->usage;
+	     a = a->usage->parent_assoc_ptr)
+		if (a->grp_tres_ctld && a->usage->grp_used_tres) {
+			snprintf(key, sizeof(key), "assoc:%u", a->id);
+			fn(arg, "AssocGrpGRES", key, a->grp_tres_ctld[pos],
+			   a->usage->grp_used_tres[pos]);
+		}
+}
+
+/* What the shared limits leave the user now, the tightest one's name. */
+typedef struct {
+	uint64_t room;
+	const char *which;
+} room_t;
+
+static void tighten_room(void *arg, const char *name, const char *key, uint64_t limit,
+			 uint64_t used)
+{
+	room_t *r = arg;
+	(void) key;
+	tighten(&r->room, &r->which, room(limit, used), name);
+}
+
+/* GPUs a room leaves, -1 for no limit. */
+static int room_gpus(uint64_t r)
+{
+	return (r == INFINITE64 || r > INT32_MAX) ? -1 : (int) r;
 }
 
 /*
- * The shared GPU limits as the plan's pools (omru_ctl_snapshot_pool): each
- * limit that is set, keyed by the limit and whose it is, with what it
- * leaves now; the job counts one per GPU against each.
+ * The shared limits as the plan's pools (omru_ctl_snapshot_pool): each
+ * limit that is set, with what it leaves now; the job counts one per GPU
+ * against each.  The room is tightened too, from every limit (also those
+ * past `max` pools).
  */
 typedef struct {
 	omru_ctl_pool_use_t *uses;
 	int n, max;
+	room_t room;
 } pool_list_t;
 
-/* key: "qos:ID:grp", "qos:ID:user:UID" or "assoc:ID". */
-static void add_pool(pool_list_t *l, uint64_t limit, uint64_t used, const char *key)
+static void add_pool(void *arg, const char *name, const char *key, uint64_t limit,
+		     uint64_t used)
 {
+	pool_list_t *l = arg;
+	tighten_room(&l->room, name, key, limit, used);
 	if (limit == INFINITE64 || limit == NO_VAL64 || l->n >= l->max)
 		return;
 	omru_ctl_pool_use_t *u = &l->uses[l->n];
@@ -102,47 +158,37 @@ static void add_pool(pool_list_t *l, uint64_t limit, uint64_t used, const char *
 		l->n++;
 }
 
-static void qos_pools(slurmdb_qos_rec_t *q, uint32_t uid, int pos, pool_list_t *l)
-{
-	char key[OMRU_POOL_KEY_MAX];
-
-	if (!q || !q->usage)
-		return;
-	if (q->grp_tres_ctld && q->usage->grp_used_tres) {
-		snprintf(key, sizeof(key), "qos:%u:grp", q->id);
-		add_pool(l, q->grp_tres_ctld[pos], q->usage->grp_used_tres[pos], key);
-	}
-	if (q->max_tres_pu_ctld) {
-		snprintf(key, sizeof(key), "qos:%u:user:%u", q->id, uid);
-		add_pool(l, q->max_tres_pu_ctld[pos], user_used(q, uid, pos), key);
-	}
-}
-
-extern int job_gpu_pools(job_record_t *job_ptr, omru_ctl_pool_use_t *uses, int max)
+/* Under assoc_mgr's locks, with gres/gpu's position: fn(job, pos, arg);
+ * nothing when slurmctld's functions are not there or no gres/gpu TRES. */
+static void with_gpu_tres(job_record_t *job_ptr,
+			  void (*fn)(job_record_t *job_ptr, int pos, void *arg), void *arg)
 {
 	assoc_mgr_lock_t locks = { .assoc = READ_LOCK, .qos = READ_LOCK,
 				   .tres = READ_LOCK };
 	slurmdb_tres_rec_t gpu = { .type = "gres", .name = "gpu" };
-	pool_list_t l = { uses, 0, max };
 
 	if (!assoc_mgr_lock || !assoc_mgr_unlock || !assoc_mgr_find_tres_pos)
-		return 0;
+		return;
 	assoc_mgr_lock(&locks);
 	int pos = assoc_mgr_find_tres_pos(&gpu, true);
-	if (pos >= 0) {
-		qos_pools(job_ptr->qos_ptr, job_ptr->user_id, pos, &l);
-		if (job_ptr->part_ptr)
-			qos_pools(job_ptr->part_ptr->qos_ptr, job_ptr->user_id, pos, &l);
-		for (slurmdb_assoc_rec_t *a = job_ptr->assoc_ptr; a && a->usage;
-		     a = a->usage->parent_assoc_ptr)
-			if (a->grp_tres_ctld && a->usage->grp_used_tres) {
-				char key[OMRU_POOL_KEY_MAX];
-				snprintf(key, sizeof(key), "assoc:%u", a->id);
-				add_pool(&l, a->grp_tres_ctld[pos],
-					 a->usage->grp_used_tres[pos], key);
-			}
-	}
+	if (pos >= 0)
+		fn(job_ptr, pos, arg);
 	assoc_mgr_unlock(&locks);
+}
+
+static void pools_at(job_record_t *job_ptr, int pos, void *arg)
+{
+	each_shared_limit(job_ptr, pos, add_pool, arg);
+}
+
+extern int job_gpu_pools(job_record_t *job_ptr, omru_ctl_pool_use_t *uses, int max,
+			 int *room_now)
+{
+	pool_list_t l = { uses, 0, max, { INFINITE64, NULL } };
+
+	with_gpu_tres(job_ptr, pools_at, &l);
+	if (room_now)
+		*room_now = room_gpus(l.room.room);
 	return l.n;
 }
 
@@ -212,49 +258,34 @@ static uint64_t per_job_limit(job_record_t *job_ptr, int pos)
 	return limit;
 }
 
-/* What the user's per-user and group limits leave now; *which the tightest. */
-static uint64_t user_room(job_record_t *job_ptr, int pos, const char **which)
-{
-	uint64_t r = INFINITE64;
+/* What job_gpu_limits reads, under the locks. */
+typedef struct {
+	bool per_job, room_now;
+	uint64_t limit;
+	room_t room;
+} limits_t;
 
-	qos_room(job_ptr->qos_ptr, job_ptr->user_id, pos, &r, which);
-	if (job_ptr->part_ptr)
-		qos_room(job_ptr->part_ptr->qos_ptr, job_ptr->user_id, pos, &r, which);
-	/* Group limits hold for the association and every parent. */
-	for (slurmdb_assoc_rec_t *a = job_ptr->assoc_ptr; a && a->usage;
-	     a = a->usage->parent_assoc_ptr)
-		if (a->grp_tres_ctld && a->usage->grp_used_tres)
-			tighten(&r, which, room(a->grp_tres_ctld[pos],
-						a->usage->grp_used_tres[pos]),
-				"AssocGrpGRES");
-	return r;
+static void limits_at(job_record_t *job_ptr, int pos, void *arg)
+{
+	limits_t *l = arg;
+	if (l->per_job)
+		l->limit = per_job_limit(job_ptr, pos);
+	if (l->room_now)
+		each_shared_limit(job_ptr, pos, tighten_room, &l->room);
 }
 
 extern void job_gpu_limits(job_record_t *job_ptr, int *per_job, int *room_now,
 			   const char **which)
 {
-	assoc_mgr_lock_t locks = { .assoc = READ_LOCK, .qos = READ_LOCK,
-				   .tres = READ_LOCK };
-	slurmdb_tres_rec_t gpu = { .type = "gres", .name = "gpu" };
-	uint64_t limit = INFINITE64, r = INFINITE64;
-	const char *name = NULL;
+	limits_t l = { per_job != NULL, room_now != NULL, INFINITE64,
+		       { INFINITE64, NULL } };
 
-	if (assoc_mgr_lock && assoc_mgr_unlock && assoc_mgr_find_tres_pos) {
-		assoc_mgr_lock(&locks);
-		int pos = assoc_mgr_find_tres_pos(&gpu, true);
-		if (pos >= 0) {
-			if (per_job)
-				limit = per_job_limit(job_ptr, pos);
-			if (room_now)
-				r = user_room(job_ptr, pos, &name);
-		}
-		assoc_mgr_unlock(&locks);
-	}
+	with_gpu_tres(job_ptr, limits_at, &l);
 	if (per_job)
-		*per_job = (limit == INFINITE64 || limit == NO_VAL64 || limit > INT32_MAX)
-				   ? 0 : (int) limit;
+		*per_job = (l.limit == INFINITE64 || l.limit == NO_VAL64 || l.limit > INT32_MAX)
+				   ? 0 : (int) l.limit;
 	if (room_now)
-		*room_now = (r == INFINITE64 || r > INT32_MAX) ? -1 : (int) r;
+		*room_now = room_gpus(l.room.room);
 	if (which)
-		*which = name;
+		*which = l.room.which;
 }

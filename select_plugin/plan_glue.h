@@ -133,8 +133,11 @@ extern uint64_t node_config_stamp(void);
 extern void job_gpu_limits(job_record_t *job_ptr, int *per_job, int *room_now,
 			   const char **which);
 /* The job's shared GPU limits as pool uses (keys, one per GPU), each
- * limit's room given to the plan (omru_ctl_snapshot_pool); RET how many. */
-extern int job_gpu_pools(job_record_t *job_ptr, omru_ctl_pool_use_t *uses, int max);
+ * limit's room given to the plan (omru_ctl_snapshot_pool); *room_now (if
+ * not NULL) as job_gpu_limits gives it, under the same one lock.  RET how
+ * many uses. */
+extern int job_gpu_pools(job_record_t *job_ptr, omru_ctl_pool_use_t *uses, int max,
+			 int *room_now);
 /* Pending jobs their user's GPU limits leave too few GPUs now (the reason
  * job_test gives them): cleared and noted by replan (caller holds
  * plan_lock), sorted by _done. */
@@ -144,12 +147,14 @@ extern void limit_blocked_done(void);
 extern bool limit_blocked_has(uint32_t job_id);
 extern void limit_blocked_fini(void);
 
-/* plan_pools.c: shared limits as the plan's pools, per replan: _begin with
- * the previous plan's planned starts, _count_running for every running
- * job, job_pools for every planned job, _done before the plan. */
-extern void plan_pools_begin(const uint32_t *planned_starts, int n);
+/* plan_pools.c: shared limits as the plan's pools, per replan: _begin,
+ * _count_running for every running job, job_pools for every planned job
+ * (its GPU limits' pools and room: job_gpu_pools; its licenses), _done
+ * before the plan. */
+extern void plan_pools_begin(void);
 extern void plan_pools_count_running(job_record_t *job_ptr);
-extern int job_pools(job_record_t *job_ptr, omru_ctl_pool_use_t *uses, int max);
+extern int job_pools(job_record_t *job_ptr, omru_ctl_pool_use_t *uses, int max,
+		     int *room_now);
 extern void plan_pools_done(void);
 /* Whether Slurm keeps the job waiting for a limit the plan models (a GPU
  * limit or a license), and the last plan did not plan its start. */

@@ -27,10 +27,6 @@ typedef struct {
 static license_use_t *lic;
 static int lic_len, lic_cap;
 
-/* The previous plan's planned starts (sorted): see the top comment. */
-static uint32_t *prev_starts;
-static int prev_len;
-
 static license_use_t *license_use(const char *name)
 {
 	for (int i = 0; i < lic_len; i++)
@@ -52,21 +48,9 @@ static void license_clear(void)
 	lic_len = 0;
 }
 
-static int cmp_id(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
-	return (x > y) - (x < y);
-}
-
-extern void plan_pools_begin(const uint32_t *planned_starts, int n)
+extern void plan_pools_begin(void)
 {
 	license_clear();
-	xrecalloc(prev_starts, n + 1, sizeof(*prev_starts));
-	if (n > 0)
-		memcpy(prev_starts, planned_starts, n * sizeof(*prev_starts));
-	prev_len = n;
-	if (n > 1)
-		qsort(prev_starts, n, sizeof(*prev_starts), cmp_id);
 }
 
 extern void plan_pools_count_running(job_record_t *job_ptr)
@@ -81,9 +65,10 @@ extern void plan_pools_count_running(job_record_t *job_ptr)
 	list_iterator_destroy(it);
 }
 
-extern int job_pools(job_record_t *job_ptr, omru_ctl_pool_use_t *uses, int max)
+extern int job_pools(job_record_t *job_ptr, omru_ctl_pool_use_t *uses, int max,
+		     int *room_now)
 {
-	int n = job_gpu_pools(job_ptr, uses, max);
+	int n = job_gpu_pools(job_ptr, uses, max, room_now);
 
 	if (!job_ptr->license_list || !get_total_license_cnt)
 		return n;
@@ -130,10 +115,12 @@ static bool pool_reason(uint32_t state_reason)
 
 extern bool pool_wait_modelled(job_record_t *job_ptr)
 {
+	omru_ctl_decision_t d;
+
 	if (!pool_reason(job_ptr->state_reason))
 		return false;
-	return !(prev_len && bsearch(&job_ptr->job_id, prev_starts, prev_len,
-				     sizeof(*prev_starts), cmp_id));
+	/* The last plan's answers stand until the next plan is made. */
+	return !(omru_ctl_lookup(ctl, job_ptr->job_id, &d) && d.kind == OMRU_DECIDE_START);
 }
 
 extern void plan_pools_fini(void)
@@ -141,6 +128,4 @@ extern void plan_pools_fini(void)
 	license_clear();
 	xfree(lic);
 	lic_cap = 0;
-	xfree(prev_starts);
-	prev_len = 0;
 }

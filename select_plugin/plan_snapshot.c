@@ -166,20 +166,18 @@ static int add_job(job_record_t *job_ptr, time_t now, snap_buffers_t *b)
 	 * pools (plan_pools.c): it starts when they leave it room.  One they
 	 * leave too few GPUs now is noted for its reason (limit_blocked). */
 	bool moldable = j.opts && (j.opts->set & OMRU_OPT_GPUS);
-	bool pending = IS_JOB_PENDING(job_ptr);
 	int cap = 0, room = -1;
-	if (moldable || pending)
-		job_gpu_limits(job_ptr, moldable ? &cap : NULL, pending ? &room : NULL,
-			       NULL);
-	if (pending) {
+	if (moldable)
+		job_gpu_limits(job_ptr, &cap, NULL, NULL);
+	omru_ctl_pool_use_t pools[16];
+	j.pools = pools;
+	j.pool_count = job_pools(job_ptr, pools, 16, &room);
+	if (IS_JOB_PENDING(job_ptr)) {
 		int need = moldable ? (int) j.opts->gpus_min
 				    : asked_gpus_get(job_ptr->job_id, g.gpus);
 		if (room >= 0 && room < need)
 			limit_blocked_note(job_ptr->job_id);
 	}
-	omru_ctl_pool_use_t pools[16];
-	j.pools = pools;
-	j.pool_count = job_pools(job_ptr, pools, 16);
 	if (cap > 0 && (int) j.opts->gpus_max > cap) {
 		static omru_job_options_t capped;
 		capped = *j.opts;
@@ -364,7 +362,7 @@ extern void replan(time_t now)
 	refusals_sweep(job_still_pending);
 	limit_blocked_clear();
 	asked_gpus_sweep(job_still_pending);
-	plan_pools_begin(starts, starts_len);
+	plan_pools_begin();
 	starts_len = 0;
 	it = list_iterator_create(job_list);
 	while ((job_ptr = list_next(it))) {

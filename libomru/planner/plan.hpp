@@ -55,6 +55,12 @@ struct PoolUse {
 	double per_gpu = 0;
 	double per_job = 0;
 	double of(int gpus) const { return per_gpu * gpus + per_job; }
+	// Whether `used` of a pool of `capacity` leaves room for it at `gpus`
+	// GPUs (rounding aside).
+	bool fits(int gpus, double used, double capacity) const
+	{
+		return used + of(gpus) <= capacity + 1e-9 * std::max(1.0, capacity);
+	}
 };
 
 // A job the plan covers: pending (running == false) or running.

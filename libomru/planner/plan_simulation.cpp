@@ -308,12 +308,10 @@ void PlanRun::pool_add(int job, int gpus, int sign)
 
 bool PlanRun::pool_room(int job, int gpus, int held) const
 {
-	for (const PoolUse &u : in_.jobs[job].pools) {
-		double cap = in_.pool_capacity[u.pool];
-		double use = pool_used_[u.pool] - (held > 0 ? u.of(held) : 0) + u.of(gpus);
-		if (use > cap + 1e-9 * std::max(1.0, cap))
+	for (const PoolUse &u : in_.jobs[job].pools)
+		if (!u.fits(gpus, pool_used_[u.pool] - (held > 0 ? u.of(held) : 0),
+			    in_.pool_capacity[u.pool]))
 			return false;
-	}
 	return true;
 }
 

@@ -603,8 +603,7 @@ Plan plan_once(const PlanInput &in, const PlanChoice &keep,
 				f.assign(cv.gpus.size(), 1);
 			for (size_t i = 0; i < cv.gpus.size(); i++)
 				for (const PoolUse &u : pj.pools)
-					if (u.of(cv.gpus[i]) >
-					    in.pool_capacity[u.pool] * (1 + 1e-9) + 1e-9)
+					if (!u.fits(cv.gpus[i], 0, in.pool_capacity[u.pool]))
 						f[i] = 0;
 			if (std::find(f.begin(), f.end(), 0) == f.end())
 				f.clear();

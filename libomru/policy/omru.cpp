@@ -98,6 +98,8 @@ class Omru final : public Policy {
 				in.free_mem.push_back(site.free_mem(n));
 			}
 		job_of_.clear();
+		user_pool_.assign(ctx.workload().users.size(), -1);
+		license_pool_.assign(ctx.workload().licenses.size(), -1);
 		for (const std::vector<int> *list : { &ctx.running(), &ctx.pending() })
 			for (int job : *list) {
 				const Job &j = ctx.workload().jobs[job];
@@ -142,10 +144,6 @@ class Omru final : public Policy {
 	void add_pools(const Workload &w, const Job &j, planner::PlanInput &in,
 		       planner::PlanJob &pj)
 	{
-		if (in.pool_capacity.empty()) {
-			user_pool_.assign(w.users.size(), -1);
-			license_pool_.assign(w.licenses.size(), -1);
-		}
 		auto pool = [&](int &slot, int capacity) {
 			if (slot < 0) {
 				slot = static_cast<int>(in.pool_capacity.size());

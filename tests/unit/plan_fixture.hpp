@@ -22,6 +22,21 @@ inline omru::planner::SpeedCurve rigid(int g, int nodes)
 	return cv;
 }
 
+// `j` running on node 0 with `gpus` GPUs, `epochs` left at `epoch_s` each
+// from time 0; resizable (GPU reuse may grow it) or not.
+inline omru::planner::PlanJob running_on_node0(omru::planner::PlanJob j, int gpus,
+						double epoch_s, double epochs,
+						bool resizable)
+{
+	j.running = true;
+	j.gpus = gpus;
+	j.where = { { 0, gpus } };
+	j.epoch_s = epoch_s;
+	j.epochs_at_progress_start = epochs;
+	j.resizable = resizable;
+	return j;
+}
+
 // What check_plan_input says of `in`, "" if it accepts it.
 inline std::string refusal(const omru::planner::PlanInput &in)
 {

@@ -21,6 +21,7 @@ using namespace omru;
 using namespace omru::planner;
 using omru_test::refusal;
 using omru_test::rigid;
+using omru_test::running_on_node0;
 
 namespace {
 
@@ -139,14 +140,8 @@ START_TEST(test_a_running_job_holds_its_pool_until_it_ends)
 	in.free_per_node = { 2 };
 	in.pool_capacity = { 2 };
 	in.curves = { rigid(2, 1), rigid(1, 1) };
-	PlanJob run = pending(1, 0, { { 0, 1, 0 } });
-	run.running = true;
-	run.gpus = 2;
-	run.where = { { 0, 2 } };
-	run.epoch_s = 50;
-	run.epochs_at_progress_start = 1;
-	run.resizable = false;
-	in.jobs = { run, pending(2, 1, { { 0, 1, 0 } }) };
+	in.jobs = { running_on_node0(pending(1, 0, { { 0, 1, 0 } }), 2, 50, 1, false),
+		    pending(2, 1, { { 0, 1, 0 } }) };
 	Plan p = make_plan(in);
 	ck_assert(p.now.empty());
 	ck_assert_double_eq(p.jobs[1].start_s(), 50);
@@ -161,14 +156,7 @@ START_TEST(test_growth_stays_within_the_pool)
 	in.free_per_node = { 3 };
 	in.pool_capacity = { 2 };
 	in.curves = { moldable() };
-	PlanJob run = pending(1, 0, { { 0, 1, 0 } });
-	run.running = true;
-	run.gpus = 1;
-	run.where = { { 0, 1 } };
-	run.epoch_s = 400;
-	run.epochs_at_progress_start = 10;
-	run.resizable = true;
-	in.jobs = { run };
+	in.jobs = { running_on_node0(pending(1, 0, { { 0, 1, 0 } }), 1, 400, 10, true) };
 	Plan p = make_plan(in);
 	ck_assert_int_eq(p.now.size(), 1);
 	ck_assert(p.now[0].kind == Action::Kind::Resize);

@@ -15,6 +15,7 @@ using namespace omru;
 using namespace omru::planner;
 using omru_test::refusal;
 using omru_test::rigid;
+using omru_test::running_on_node0;
 
 namespace {
 
@@ -126,13 +127,7 @@ START_TEST(test_running_job_frees_its_cpus_when_it_ends)
 	in.free_cpus = { 4, 0 };
 	in.free_mem = { 4000, 0 };
 	in.curves = { rigid(1, 2) };
-	PlanJob run = pending(1, 0, cpus_per_gpu(12));
-	run.running = true;
-	run.gpus = 1;
-	run.where = { { 0, 1 } };
-	run.epoch_s = 50;
-	run.epochs_at_progress_start = 1;
-	run.resizable = false;
+	PlanJob run = running_on_node0(pending(1, 0, cpus_per_gpu(12)), 1, 50, 1, false);
 	run.holding = { { 12, 12000 } };
 	in.jobs = { run, pending(2, 0, cpus_per_gpu(8)) };
 	Plan p = make_plan(in);

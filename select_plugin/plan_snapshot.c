@@ -125,6 +125,25 @@ static bitstr_t *job_resv_nodes(job_record_t *job_ptr, time_t now, bool *none)
 	return nodes;
 }
 
+/*
+ * A job that stopped for its resize is requeued only when its epilog is
+ * done (cleanup_completing); until then it is COMPLETING with JOB_REQUEUE
+ * set, neither pending nor running.  A plan made in that gap without it
+ * gave its new GPUs to the job it shrank for (phase.test, once: the
+ * newcomer started on all four and the resized job after it, at four).
+ * It is planned as the pending job it is about to be.
+ */
+static bool awaits_resize_requeue(job_record_t *job_ptr)
+{
+	return IS_JOB_COMPLETING(job_ptr) && (job_ptr->job_state & JOB_REQUEUE) &&
+	       omru_ctl_resuming(ctl, job_ptr->job_id);
+}
+
+static bool planned_as_pending(job_record_t *job_ptr)
+{
+	return IS_JOB_PENDING(job_ptr) || awaits_resize_requeue(job_ptr);
+}
+
 /* The snapshot's buffers, node_record_count + 1 entries each. */
 typedef struct {
 	int *eligible, *where_node, *where_gpus;
@@ -172,7 +191,7 @@ static int add_job(job_record_t *job_ptr, time_t now, snap_buffers_t *b)
 	omru_ctl_pool_use_t pools[16];
 	j.pools = pools;
 	j.pool_count = job_pools(job_ptr, pools, 16, &room);
-	if (IS_JOB_PENDING(job_ptr)) {
+	if (planned_as_pending(job_ptr)) {
 		int need = moldable ? (int) j.opts->gpus_min
 				    : asked_gpus_get(job_ptr->job_id, g.gpus);
 		if (room >= 0 && room < need)
@@ -186,7 +205,7 @@ static int add_job(job_record_t *job_ptr, time_t now, snap_buffers_t *b)
 	}
 	/* Pending: what it asked, which a moldable job whose limit fits no
 	 * count of its range runs at (job_test rewrote the request). */
-	j.gpus = IS_JOB_PENDING(job_ptr) ? asked_gpus_get(job_ptr->job_id, g.gpus)
+	j.gpus = planned_as_pending(job_ptr) ? asked_gpus_get(job_ptr->job_id, g.gpus)
 					 : g.gpus;
 	job_node_need(job_ptr, &g, &j);
 	j.max_nodes = (job_ptr->details && job_ptr->details->max_nodes &&
@@ -379,7 +398,8 @@ extern void replan(time_t now)
 			      omru_ctl_resuming(ctl, job_ptr->job_id)))
 				continue;
 			note_candidate(job_ptr->job_id);
-		} else if (!IS_JOB_RUNNING(job_ptr) && !IS_JOB_SUSPENDED(job_ptr)) {
+		} else if (!IS_JOB_RUNNING(job_ptr) && !IS_JOB_SUSPENDED(job_ptr) &&
+			   !awaits_resize_requeue(job_ptr)) {
 			continue;
 		}
 		add_job(job_ptr, now, &b);

@@ -224,7 +224,16 @@ extern int omru_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 			set_job_gpus(job_ptr, g.opts.gpus_min);
 		if (g.opts.set)
 			set_job_cpus(job_ptr, job_cpus_per_gpu(job_ptr, &d, node_bitmap));
-		if (mode != SELECT_MODE_TEST_ONLY || d.kind == OMRU_DECIDE_PASS)
+		if (mode == SELECT_MODE_RUN_NOW) {
+			rc = DELEGATE();
+			if (rc == SLURM_SUCCESS)
+				debug("%s: %pJ starts outside the plan, where "
+				      "cons_tres placed it: %s", plugin_type, job_ptr,
+				      known ? "the plan cannot model it" :
+				      "Slurm kept it waiting when the plan was made");
+			return rc;
+		}
+		if (d.kind == OMRU_DECIDE_PASS)
 			return DELEGATE();
 		slurm_mutex_lock(&plan_lock);
 		uint64_t node_update = node_config_stamp();

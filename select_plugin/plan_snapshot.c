@@ -81,6 +81,17 @@ extern bool job_blocked_by_slurm(job_record_t *job_ptr)
 	case WAIT_NO_REASON:
 	case WAIT_PRIORITY:
 	case WAIT_RESOURCES:
+	/*
+	 * select_nodes sets these after job_test when the nodes the job may
+	 * use are busy or reserved over its run time (node_scheduler.c,
+	 * "Non-fatal errors"), and _schedule tries it again at every pass:
+	 * it waits for nodes, which the plan models (node_usable,
+	 * job_resv_nodes).  Left out, it was started by backfill outside
+	 * the plan at its minimum count, on the reserved node the plan had
+	 * for a larger start (limits bench, issue 26).
+	 */
+	case WAIT_NODE_NOT_AVAIL:
+	case WAIT_RESERVATION:
 		return false;
 	default:
 		return true;
@@ -309,6 +320,21 @@ static void note_candidate(uint32_t job_id)
 	starts[starts_len++] = job_id;
 }
 
+/* A pending job the last plan had that Slurm now keeps waiting: why it
+ * leaves the plan (once, as it leaves; debug). */
+static void note_left_out(job_record_t *job_ptr)
+{
+	omru_ctl_decision_t d;
+
+	if (omru_ctl_lookup(ctl, job_ptr->job_id, &d))
+		debug("%s: %pJ leaves the plan until Slurm asks for it again: "
+		      "it waits for %s", plugin_type, job_ptr,
+		      job_ptr->priority == 0 ? "a release (held)" :
+		      (job_ptr->details && job_ptr->details->begin_time > time(NULL)) ?
+			      "its begin time" :
+			      job_reason_string(job_ptr->state_reason));
+}
+
 /* Of the candidates, the pending jobs the new plan starts now. */
 static void keep_planned_starts(void)
 {
@@ -395,8 +421,10 @@ extern void replan(time_t now)
 			 * Slurm's requeue delay on the GPUs held for it. */
 			if (job_waits_for_other_reasons(job_ptr, now) &&
 			    !(job_ptr->priority &&
-			      omru_ctl_resuming(ctl, job_ptr->job_id)))
+			      omru_ctl_resuming(ctl, job_ptr->job_id))) {
+				note_left_out(job_ptr);
 				continue;
+			}
 			note_candidate(job_ptr->job_id);
 		} else if (!IS_JOB_RUNNING(job_ptr) && !IS_JOB_SUSPENDED(job_ptr) &&
 			   !awaits_resize_requeue(job_ptr)) {

@@ -4,14 +4,26 @@
  */
 #include "plan_glue.h"
 
+/*
+ * The nodes slurmctld keeps in avail_node_bitmap (node_mgr.c,
+ * make_node_avail and its callers: up, not drained, failed, unresponsive or
+ * powering down), read from each node's own state: _schedule clears nodes
+ * from that bitmap for the rest of its pass (a reservation's or a
+ * partition's nodes once a job there did not start), and a plan made
+ * within the pass saw them down -- every job of that reservation had no
+ * node, and cons_tres started one outside the plan (doc/slurm-facts.md,
+ * section 7).
+ */
 extern bool node_usable(int i)
 {
 	node_record_t *n = node_record_table_ptr[i];
 	if (!n)
 		return false;
-	if (&avail_node_bitmap && avail_node_bitmap)
-		return bit_test(avail_node_bitmap, i);
-	return !IS_NODE_DOWN(n) && !IS_NODE_DRAIN(n) && !IS_NODE_FAIL(n);
+	if (IS_NODE_DOWN(n) || IS_NODE_FUTURE(n) || IS_NODE_DRAIN(n) ||
+	    IS_NODE_FAIL(n) || IS_NODE_NO_RESPOND(n) || IS_NODE_POWERING_DOWN(n))
+		return false;
+	/* Idle and asked to power down: Slurm keeps jobs off it. */
+	return !(IS_NODE_POWER_DOWN(n) && IS_NODE_IDLE(n));
 }
 
 /* Configured and allocated GPUs of a node, from its GRES state. */

@@ -56,7 +56,6 @@ extern List job_list __attribute__((weak));
 extern node_record_t **node_record_table_ptr __attribute__((weak));
 extern int node_record_count __attribute__((weak));
 extern time_t last_node_update __attribute__((weak));
-extern bitstr_t *avail_node_bitmap __attribute__((weak));
 #pragma weak lock_slurmctld
 #pragma weak unlock_slurmctld
 #pragma weak job_set_req_tres

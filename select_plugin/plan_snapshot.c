@@ -13,44 +13,6 @@ static double last_plan_cost_s = 0; /* the last re-plan, snapshot included */
 static uint32_t *starts;
 static int starts_len, starts_cap;
 
-/* Pending jobs the last plan modelled, as offered to this one: one the new
- * plan cannot model is started by cons_tres outside it (debug, below). */
-typedef struct {
-	uint32_t job_id;
-	int eligible, gpus, max_nodes;
-	double time_limit_s;
-} offered_t;
-static offered_t *modelled;
-static int modelled_len, modelled_cap;
-
-static void note_modelled(const omru_ctl_job_t *j)
-{
-	omru_ctl_decision_t d;
-
-	if (!omru_ctl_lookup(ctl, j->job_id, &d) || d.kind == OMRU_DECIDE_PASS)
-		return;
-	if (modelled_len == modelled_cap) {
-		modelled_cap = modelled_cap ? 2 * modelled_cap : 16;
-		xrecalloc(modelled, modelled_cap, sizeof(*modelled));
-	}
-	modelled[modelled_len++] = (offered_t){ j->job_id, j->eligible_count, j->gpus,
-						j->max_nodes, j->time_limit_s };
-}
-
-static void log_unmodelled(void)
-{
-	omru_ctl_decision_t d;
-
-	for (int i = 0; i < modelled_len; i++) {
-		offered_t *o = &modelled[i];
-		if (omru_ctl_lookup(ctl, o->job_id, &d) && d.kind == OMRU_DECIDE_PASS)
-			debug("%s: JobId=%u: the plan cannot model it now "
-			      "(eligible nodes %d, GPUs %d, max nodes %d, "
-			      "time limit %.0f s)", plugin_type, o->job_id,
-			      o->eligible, o->gpus, o->max_nodes, o->time_limit_s);
-	}
-	modelled_len = 0;
-}
 static uint64_t refusals_stamp;
 
 static uint32_t job_time_limit_min(job_record_t *job_ptr)
@@ -194,6 +156,19 @@ static bool planned_as_pending(job_record_t *job_ptr)
 	return IS_JOB_PENDING(job_ptr) || awaits_resize_requeue(job_ptr);
 }
 
+/* A pending job the last plan placed that has no node it may use now: the
+ * plan cannot model it, and cons_tres places it (debug; a plan once saw a
+ * reservation's node down this way, doc/slurm-facts.md section 7). */
+static void note_no_node(job_record_t *job_ptr)
+{
+	omru_ctl_decision_t d;
+
+	if (omru_ctl_lookup(ctl, job_ptr->job_id, &d) && d.kind != OMRU_DECIDE_PASS)
+		debug("%s: %pJ has no node it may use now (partitions, "
+		      "reservation, node state, features, GPU types, refusals): "
+		      "the plan cannot model it", plugin_type, job_ptr);
+}
+
 /* The snapshot's buffers, node_record_count + 1 entries each. */
 typedef struct {
 	int *eligible, *where_node, *where_gpus;
@@ -333,12 +308,12 @@ static int add_job(job_record_t *job_ptr, time_t now, snap_buffers_t *b)
 		}
 		FREE_NULL_BITMAP(parts);
 		n = refusals_filter(job_ptr->job_id, eligible, n);
+		if (!n)
+			note_no_node(job_ptr);
 		j.eligible = eligible;
 		j.eligible_count = n;
 		j.held = job_waits_for_other_reasons(job_ptr, now);
 	}
-	if (!j.running)
-		note_modelled(&j);
 	if (omru_ctl_snapshot_job(ctl, &j, err, sizeof(err)) != OMRU_OK)
 		error("%s: %pJ left out of the plan: %s", plugin_type,
 		      job_ptr, err);
@@ -491,7 +466,6 @@ extern void replan(time_t now)
 		error("%s: planning failed, GPU jobs are scheduled as plain "
 		      "cons_tres until the next plan: %s", plugin_type, err);
 	keep_planned_starts();
-	log_unmodelled();
 	double snap_ms = 1e3 * (t1 - t0), total_ms = 1e3 * (mono_now() - t0);
 	last_plan_cost_s = total_ms / 1e3;
 	gpus_freed = false;

@@ -17,6 +17,9 @@ PACKAGES=(
   mariadb-server mariadb-client
   # topology and unit tests; clang and its libFuzzer runtime for `make fuzz`
   libhwloc-dev hwloc check clang
+  # Slurm 24.11 built from source (scripts/slurm-release.sh): slurmdbd's
+  # accounting_storage/mysql needs the MariaDB client library
+  libmariadb-dev
   # local test cluster
   iproute2 procps psmisc python3
   # omru-train: libtorch (CPU) with c10d, Gloo headers; PyTorch for the bench;

@@ -7,7 +7,11 @@
 #     then every parser's libFuzzer target for 2 s (scripts/fuzz.sh).
 #     That build and its tests run beside 1's tests, at a lower CPU
 #     priority: the integration tests mostly wait on Slurm daemons, and the
-#     compiler takes the cores they leave idle.
+#     compiler takes the cores they leave idle.  Then Slurm 24.11 is built
+#     (scripts/slurm-release.sh, cached) the same way;
+#  3. slurm-omru built against Slurm 24.11 (build-24.11/), and `make
+#     check-release` there: the unit tests and the integration tests of the
+#     controller, profiling, elastic and loader paths on 24.11's daemons.
 # Prints a line per build stage and per test file as it finishes, then a
 # table of where the time went (slowest first), and ends with one
 # "N passed, N failed" line over both runs.
@@ -31,6 +35,7 @@ export OMRU_TEST_TIMES=$times
 cores=$(nproc)
 test_jobs=${OMRU_TEST_JOBS:-$((cores * 2 > 5 ? cores * 2 : 5))}
 san_dir=$top/build-san
+rel_dir=$top/build-24.11
 
 since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'; }
 # record SECONDS NAME RESULT: a row of the final table.
@@ -113,6 +118,16 @@ say "build/: $test_jobs test files at once; build-san/ (ASan/UBSan) built and te
       "$([ "$fuzz_rc" = 0 ] && echo PASS || echo FAIL)"
     say "fuzz: $(grep -c ' no crash' "$san_dir/fuzz.log") target(s) without a crash"
     [ "$fuzz_rc" = 0 ] || exit 1
+    # Slurm 24.11 for step 3, while build/'s tests still run.
+    t=$EPOCHREALTIME
+    if [ "$(id -u)" = 0 ] &&
+        "$top/scripts/slurm-release.sh" 24.11 >"$rel_dir.slurm" 2>"$rel_dir.slurm.log"; then
+      record "$(since "$t")" "Slurm 24.11: build and install (scripts/slurm-release.sh)" PASS
+      say "Slurm 24.11 ready ($(since "$t") s)"
+    else
+      record "$(since "$t")" "Slurm 24.11: build and install (scripts/slurm-release.sh)" FAIL
+      tail -n 20 "$rel_dir.slurm.log"
+    fi
   else
     tail -n 40 "$san_dir.log"
     say "build-san/: build failed (log: $san_dir.log)"
@@ -126,6 +141,26 @@ say "build/: tests done"
 wait "$san_pid"
 san_rc=$?
 say "build-san/: tests done"
+
+# 3. Slurm 24.11: the same sources against the other supported release.
+rel_prefix=$(sed -n 's/^prefix=//p' "$rel_dir.slurm" 2>/dev/null)
+if [ -z "$rel_prefix" ]; then
+  echo "Slurm 24.11: not built (log: $rel_dir.slurm.log)"
+  rel_rc=2
+else
+  say "build-24.11/: against Slurm 24.11 in $rel_prefix"
+  if build "$rel_dir" --with-slurm="$rel_prefix"; then
+    t=$EPOCHREALTIME
+    (cd "$rel_dir" && make -j"$test_jobs" check-release 2>&1) |
+      grep --line-buffered -vE "^make(\[[0-9]+\])?: ((Entering|Leaving) directory|'.*' is up to date)|^make  "
+    rel_rc=${PIPESTATUS[0]}
+    record "$(since "$t")" "build-24.11: make check-release, $test_jobs test files at once" -
+  else
+    echo "build-24.11/: build failed"
+    rel_rc=2
+  fi
+  say "build-24.11/: tests done"
+fi
 
 tally "build + unit + integration" "$top/build"
 if [ "$san_rc" = 2 ]; then
@@ -144,6 +179,13 @@ else
   fi
 fi
 [ "$san_rc" = 0 ] || status=1
+if [ "$rel_rc" = 2 ]; then
+  echo "Slurm 24.11: build failed"
+  fail=$((fail + 1))
+else
+  tally "Slurm 24.11: unit + integration (check-release)" "$rel_dir"
+fi
+[ "$rel_rc" = 0 ] || status=1
 
 time_table
 echo "$pass passed, $fail failed"

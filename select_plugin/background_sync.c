@@ -41,7 +41,7 @@ static void learn_reported_rows(void)
 	if (!job_list || !lock_slurmctld)
 		return;
 	lock_slurmctld(job_read);
-	ListIterator it = list_iterator_create(job_list);
+	list_itr_t *it = list_iterator_create(job_list);
 	job_record_t *job_ptr;
 	while ((job_ptr = list_next(it))) {
 		if (!IS_JOB_RUNNING(job_ptr) || !job_ptr->admin_comment ||

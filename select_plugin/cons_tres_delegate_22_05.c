@@ -7,8 +7,9 @@
  *
  * This is the one file that knows the 22.05 interface.  Later releases
  * change it (23.02 moved it to src/interfaces/, 23.11 changed job_test's last
- * argument, 24.11 added one, 25.05 cut it to 12 functions); each gets its own
- * delegate file, chosen by Makefile.am from the Slurm version.
+ * argument, 24.11 added one, 25.05 cut it to 12 functions); each family has
+ * its own delegate file (cons_tres_delegate_23_24.c, _25_plus.c), chosen
+ * by Makefile.am from the Slurm version.
  */
 #include "config.h"
 
@@ -25,9 +26,13 @@
 #endif
 
 #include "src/common/plugin.h"
-#include "src/common/select.h"
 #include "src/common/log.h"
 #include "omru_select.h"
+
+/* job_test's argument after the preemption lists (omru_select.h). */
+struct omru_job_test_tail {
+	bitstr_t *exc_core_bitmap;
+};
 
 /* Must list the symbols in the order of slurm_select_ops_t's members. */
 static const char *delegate_syms[] = {
@@ -136,9 +141,10 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 			     List *preemptee_job_list,
 			     bitstr_t *exc_core_bitmap)
 {
+	struct omru_job_test_tail tail = { exc_core_bitmap };
 	return omru_job_test(job_ptr, node_bitmap, min_nodes, max_nodes,
 			     req_nodes, mode, preemptee_candidates,
-			     preemptee_job_list, exc_core_bitmap);
+			     preemptee_job_list, &tail);
 }
 
 extern int omru_delegate_job_test(job_record_t *job_ptr,
@@ -146,11 +152,11 @@ extern int omru_delegate_job_test(job_record_t *job_ptr,
 				  uint32_t max_nodes, uint32_t req_nodes,
 				  uint16_t mode, List preemptee_candidates,
 				  List *preemptee_job_list,
-				  bitstr_t *exc_core_bitmap)
+				  const struct omru_job_test_tail *tail)
 {
 	return ops.job_test(job_ptr, node_bitmap, min_nodes, max_nodes,
 			    req_nodes, mode, preemptee_candidates,
-			    preemptee_job_list, exc_core_bitmap);
+			    preemptee_job_list, tail->exc_core_bitmap);
 }
 
 extern int select_p_job_begin(job_record_t *job_ptr)

@@ -42,7 +42,7 @@ static bool selected_type(gres_node_state_t *ns, bitstr_t *sel, uint32_t *type)
  * there; before select_nodeinfo_set, so the node accounting follows. */
 static void pick_linked_gpus(job_record_t *job_ptr)
 {
-	ListIterator it;
+	list_itr_t *it;
 	gres_state_t *gs;
 
 	if (!job_ptr->gres_list_req || !job_ptr->node_bitmap)

@@ -55,7 +55,7 @@ static uint64_t user_used(slurmdb_qos_rec_t *q, uint32_t uid, int pos)
 {
 	uint64_t used = 0;
 	if (q->usage->user_limit_list) {
-		ListIterator it = list_iterator_create(q->usage->user_limit_list);
+		list_itr_t *it = list_iterator_create(q->usage->user_limit_list);
 		slurmdb_used_limits_t *u;
 		while ((u = list_next(it)))
 			if (u->uid == uid && u->tres)

@@ -14,7 +14,7 @@ extern bool is_gpu(gres_state_t *gs)
 	       gs->gres_data;
 }
 
-extern gres_job_state_t *next_gpu_entry(ListIterator it)
+extern gres_job_state_t *next_gpu_entry(list_itr_t *it)
 {
 	gres_state_t *gs;
 
@@ -27,7 +27,7 @@ extern gres_job_state_t *next_gpu_entry(ListIterator it)
 /* The job's GPU request (gres_list_req), summed over typed entries. */
 extern bool job_gpu_request(job_record_t *job_ptr, job_gpus_t *out)
 {
-	ListIterator it;
+	list_itr_t *it;
 	gres_state_t *gs;
 	int entries = 0;
 	uint32_t nodes = job_ptr->details ? job_ptr->details->min_nodes : 1;
@@ -101,7 +101,7 @@ extern void job_options(job_record_t *job_ptr, job_gpus_t *g)
 /* --gpus=N rewritten to `gpus`: the request, its string and ReqTRES. */
 extern void set_job_gpus(job_record_t *job_ptr, int gpus)
 {
-	ListIterator it;
+	list_itr_t *it;
 	gres_state_t *gs;
 	char *new_tres = NULL, *tok, *save = NULL, *copy;
 	bool changed = false;
@@ -128,12 +128,17 @@ extern void set_job_gpus(job_record_t *job_ptr, int gpus)
 	FREE_NULL_LIST(job_ptr->gres_list_req_accum);
 	if (!job_ptr->tres_per_job)
 		return;
-	/* "gres:gpu[:type]:N[,other]" - replace N of the gpu entry. */
+	/* "gres:gpu[:type]:N[,other]" (up to 23.02's clients) or
+	 * "gres/gpu[:type]:N" (23.11's): replace N of the gpu entry, keeping
+	 * the form the job came with. */
 	copy = xstrdup(job_ptr->tres_per_job);
 	for (tok = strtok_r(copy, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		char *colon = strrchr(tok, ':');
-		if (!xstrncmp(tok, "gres:gpu", 8) && colon && colon > tok + 7)
+		bool gpu = (!xstrncmp(tok, "gres:gpu", 8) ||
+			    !xstrncmp(tok, "gres/gpu", 8)) &&
+			   (tok[8] == ':' || tok[8] == '\0');
+		if (gpu && colon && colon > tok + 7)
 			xstrfmtcat(new_tres, "%s%.*s:%d", new_tres ? "," : "",
 				   (int) (colon - tok), tok, gpus);
 		else
@@ -186,7 +191,7 @@ extern int job_cpus_per_gpu(job_record_t *job_ptr, const omru_ctl_decision_t *d,
 /* The job's CPUs per GPU set to `cpus` (> 0) on its GPU request. */
 extern void set_job_cpus(job_record_t *job_ptr, int cpus)
 {
-	ListIterator it;
+	list_itr_t *it;
 	gres_job_state_t *js;
 	bool changed = false;
 
@@ -211,7 +216,7 @@ extern void set_job_cpus(job_record_t *job_ptr, int cpus)
 /* The CPUs per GPU the job has now: from its request, 0 when none. */
 extern int job_cpus_per_gres(job_record_t *job_ptr)
 {
-	ListIterator it;
+	list_itr_t *it;
 	gres_job_state_t *js;
 	int cpus = 0;
 

@@ -29,7 +29,7 @@
 #include "src/common/log.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
-#include "src/slurmctld/slurmctld.h"
+#include "slurm_compat.h"
 #include "omru/omru_record.h"
 
 /* Identity read by Slurm's plugin loader. */
@@ -61,8 +61,15 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid,
 	return SLURM_SUCCESS;
 }
 
+/* 23.02 gave job_modify the err_msg job_submit has (a refusal's text for
+ * the user); the merge's refusals are for the admin's log either way. */
+#if OMRU_SLURM_AT_LEAST(23, 2)
+extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
+		      uint32_t submit_uid, char **err_msg)
+#else
 extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 		      uint32_t submit_uid)
+#endif
 {
 	if (!job_desc || !job_ptr || !omru_record_is_request(job_desc->admin_comment))
 		return SLURM_SUCCESS;

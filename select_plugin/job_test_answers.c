@@ -13,8 +13,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "src/common/select.h"
-
 static uint32_t forced_for = 0; /* the last job planned at once as new */
 static long forced_at = -1; /* ... before plan number forced_at */
 static time_t seen_node_update = 0;
@@ -160,8 +158,9 @@ static void note_refusal(job_record_t *job_ptr, bitstr_t *planned)
 extern int omru_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 			 uint32_t min_nodes, uint32_t max_nodes,
 			 uint32_t req_nodes, uint16_t mode,
-			 List preemptee_candidates, List *preemptee_job_list,
-			 bitstr_t *exc_core_bitmap)
+			 list_t *preemptee_candidates,
+			 list_t **preemptee_job_list,
+			 const struct omru_job_test_tail *tail)
 {
 	job_gpus_t g;
 	omru_ctl_decision_t d;
@@ -171,7 +170,7 @@ extern int omru_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 #define DELEGATE()                                                            \
 	omru_delegate_job_test(job_ptr, node_bitmap, min_nodes, max_nodes,   \
 			       req_nodes, mode, preemptee_candidates,        \
-			       preemptee_job_list, exc_core_bitmap)
+			       preemptee_job_list, tail)
 
 	if (!ctl || !job_ptr || !job_gpu_request(job_ptr, &g) ||
 	    job_ptr->het_job_id)
@@ -295,6 +294,17 @@ extern int omru_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 			 * again when it is done. */
 			debug("%s: %pJ: its planned nodes still complete a job; "
 			      "it starts when they are done", plugin_type, job_ptr);
+#if OMRU_LICENSES_IN_JOB_TEST
+		} else if (rc == ESLURM_LICENSES_UNAVAILABLE) {
+			/* From 23.02 cons_tres tests licenses: not a refusal
+			 * of these nodes.  The plan's license pools counted
+			 * one free that is not: the next pass plans again. */
+			debug("%s: %pJ: its license is not free after all; "
+			      "planned again", plugin_type, job_ptr);
+			slurm_mutex_lock(&plan_lock);
+			replan_now = true;
+			slurm_mutex_unlock(&plan_lock);
+#endif
 		} else {
 			note_refusal(job_ptr, planned);
 		}

@@ -11,7 +11,7 @@
 /* Memory is a consumable resource (SelectTypeParameters=CR_*_Memory). */
 static bool memory_counts(void)
 {
-	return slurm_conf.select_type_param & CR_MEMORY;
+	return slurm_conf.select_type_param & OMRU_CR_MEMORY;
 }
 
 extern void node_capacity(node_record_t *n, double *cpus, double *mem_mb)
@@ -73,7 +73,7 @@ extern void job_add_holdings(job_record_t *job_ptr, double *cpus, double *mem_mb
 /* --mem-per-gpu (or DefMemPerGPU) of the job's GPU request, 0: none. */
 static uint64_t job_mem_per_gpu(job_record_t *job_ptr)
 {
-	ListIterator it;
+	list_itr_t *it;
 	gres_job_state_t *js;
 	uint64_t mem = 0;
 
@@ -97,7 +97,7 @@ static uint64_t job_mem_per_gpu(job_record_t *job_ptr)
 extern void job_node_need(job_record_t *job_ptr, const job_gpus_t *g,
 			  omru_ctl_job_t *j)
 {
-	struct job_details *d = job_ptr->details;
+	job_details_t *d = job_ptr->details;
 
 	if (!d)
 		return;

@@ -29,7 +29,7 @@ extern bool node_usable(int i)
 /* Configured and allocated GPUs of a node, from its GRES state. */
 extern void node_gpus(node_record_t *n, int *gpus, int *alloc)
 {
-	ListIterator it;
+	list_itr_t *it;
 	gres_state_t *gs;
 
 	*gpus = *alloc = 0;
@@ -51,7 +51,7 @@ extern gres_node_state_t *node_gpu_state(node_record_t *n)
 {
 	gres_state_t *gs;
 	gres_node_state_t *found = NULL;
-	ListIterator it;
+	list_itr_t *it;
 
 	if (!n || !n->gres_list)
 		return NULL;
@@ -72,7 +72,7 @@ extern gres_node_state_t *node_gpu_state(node_record_t *n)
  */
 extern bool node_has_gpu_types(node_record_t *n, job_record_t *job_ptr)
 {
-	ListIterator it;
+	list_itr_t *it;
 	gres_job_state_t *js;
 	gres_node_state_t *ns = node_gpu_state(n);
 	bool ok = true;

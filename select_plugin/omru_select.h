@@ -1,13 +1,14 @@
 /*
  * omru_select.h - internal interface between the files of
  * select/omru_cons_tres.  select_omru.c is the version-independent part
- * (identity, start-up, what OMRU adds); cons_tres_delegate_22_05.c is the
- * only file that knows Slurm 22.05's select interface.
+ * (identity, start-up, what OMRU adds); a cons_tres_delegate_*.c per
+ * Slurm release family (22.05, 23.02-24.11, 25.05+) is the only file that
+ * knows that family's select interface.
  */
 #ifndef OMRU_SELECT_H
 #define OMRU_SELECT_H
 
-#include "src/slurmctld/slurmctld.h"
+#include "slurm_compat.h"
 
 /* The select plugin this one wraps and delegates bookkeeping to. */
 #define OMRU_DELEGATE_TYPE "select/cons_tres"
@@ -28,13 +29,22 @@ extern uint32_t omru_delegate_plugin_id(void);
 /* The plugin's type, for log lines ("select/omru_cons_tres"). */
 extern const char plugin_type[];
 
+/*
+ * What slurmctld passes job_test after the preemption lists differs by
+ * release (22.05: the cores reserved for others; 23.11: a resv_exc_t;
+ * 24.11: and the window a WILL_RUN test may look in).  The delegate packs
+ * it into its own struct omru_job_test_tail; the plan glue only hands it
+ * back.
+ */
+struct omru_job_test_tail;
+
 /* cons_tres's job_test (the delegate), for the plan glue. */
 extern int omru_delegate_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 				  uint32_t min_nodes, uint32_t max_nodes,
 				  uint32_t req_nodes, uint16_t mode,
-				  List preemptee_candidates,
-				  List *preemptee_job_list,
-				  bitstr_t *exc_core_bitmap);
+				  list_t *preemptee_candidates,
+				  list_t **preemptee_job_list,
+				  const struct omru_job_test_tail *tail);
 
 /*
  * The plan glue (plan_glue.c).  omru_plan_init starts the planner in
@@ -50,8 +60,9 @@ extern void omru_plan_state_restore(void);
 extern int omru_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 			 uint32_t min_nodes, uint32_t max_nodes,
 			 uint32_t req_nodes, uint16_t mode,
-			 List preemptee_candidates, List *preemptee_job_list,
-			 bitstr_t *exc_core_bitmap);
+			 list_t *preemptee_candidates,
+			 list_t **preemptee_job_list,
+			 const struct omru_job_test_tail *tail);
 /* Before cons_tres's job_begin: best-linked GPUs, AdminComment.  Never
  * fails the start. */
 extern void omru_job_begin(job_record_t *job_ptr);

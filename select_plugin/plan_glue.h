@@ -24,6 +24,7 @@
 /* Call libslurm's exported slurm_* names, as Slurm's own plugins do: they
  * exist in libslurm.so (API clients) as well as in libslurmfull. */
 #include "src/common/slurm_xlator.h"
+#include "omru_select.h" /* slurm_compat.h: first of Slurm's internals */
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -34,7 +35,6 @@
 #include <slurm/slurm_errno.h>
 
 #include "src/common/bitstring.h"
-#include "src/common/gres.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
@@ -43,7 +43,6 @@
 #include "src/slurmctld/reservation.h"
 #include "omru/omru.h"
 #include "omru/omru_ctl.h"
-#include "omru_select.h"
 #include "test_only_memo.h"
 
 /*
@@ -51,7 +50,7 @@
  * loads this plugin too (they resolve to NULL there, and the planner is
  * never started outside slurmctld).
  */
-extern List job_list __attribute__((weak));
+extern list_t *job_list __attribute__((weak));
 /* In libslurmfull, but not in libslurm.so (API clients load us too). */
 extern node_record_t **node_record_table_ptr __attribute__((weak));
 extern int node_record_count __attribute__((weak));
@@ -60,6 +59,9 @@ extern time_t last_node_update __attribute__((weak));
 #pragma weak unlock_slurmctld
 #pragma weak job_set_req_tres
 #pragma weak job_test_resv
+#if OMRU_SLURM_AT_LEAST(23, 11)
+#pragma weak reservation_delete_resv_exc_parts
+#endif
 #pragma weak find_job_record
 
 /* plan_glue.c: the planner and what goes with it, under plan_lock. */
@@ -101,7 +103,7 @@ typedef struct {
 } job_gpus_t;
 extern bool is_gpu(gres_state_t *gs);
 /* The next GPU entry of an iterator over a job's gres_list_req, or NULL. */
-extern gres_job_state_t *next_gpu_entry(ListIterator it);
+extern gres_job_state_t *next_gpu_entry(list_itr_t *it);
 extern bool job_gpu_request(job_record_t *job_ptr, job_gpus_t *out);
 extern void job_options(job_record_t *job_ptr, job_gpus_t *g);
 extern void set_job_gpus(job_record_t *job_ptr, int gpus);

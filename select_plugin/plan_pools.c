@@ -57,7 +57,7 @@ extern void plan_pools_count_running(job_record_t *job_ptr)
 {
 	if (!job_ptr->license_list)
 		return;
-	ListIterator it = list_iterator_create(job_ptr->license_list);
+	list_itr_t *it = list_iterator_create(job_ptr->license_list);
 	licenses_t *l;
 	while ((l = list_next(it)))
 		if (l->name)
@@ -72,7 +72,7 @@ extern int job_pools(job_record_t *job_ptr, omru_ctl_pool_use_t *uses, int max,
 
 	if (!job_ptr->license_list || !get_total_license_cnt)
 		return n;
-	ListIterator it = list_iterator_create(job_ptr->license_list);
+	list_itr_t *it = list_iterator_create(job_ptr->license_list);
 	licenses_t *l;
 	while ((l = list_next(it)) && n < max) {
 		if (!l->name || !l->total)

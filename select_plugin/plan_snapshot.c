@@ -120,16 +120,17 @@ static bool job_waits_for_other_reasons(job_record_t *job_ptr, time_t now)
  */
 static bitstr_t *job_resv_nodes(job_record_t *job_ptr, time_t now, bool *none)
 {
-	bitstr_t *nodes = NULL, *exc_cores = NULL;
+	bitstr_t *nodes = NULL;
+	omru_resv_exc_t exc_cores = OMRU_RESV_EXC_INIT;
 	bool overlap = false;
 	time_t when = now;
 
 	*none = false;
 	if (!job_test_resv)
 		return NULL;
-	int rc = job_test_resv(job_ptr, &when, false, &nodes, &exc_cores,
-			       &overlap, false);
-	FREE_NULL_BITMAP(exc_cores);
+	int rc = job_test_resv(job_ptr, &when, false, &nodes,
+			       OMRU_RESV_EXC_ARG(exc_cores), &overlap, false);
+	OMRU_RESV_EXC_FREE(exc_cores);
 	if (rc != SLURM_SUCCESS || when > now) {
 		FREE_NULL_BITMAP(nodes);
 		*none = true;
@@ -237,7 +238,7 @@ static int add_job(job_record_t *job_ptr, time_t now, snap_buffers_t *b)
 		       job_ptr->details->max_nodes < 100000) ?
 			      job_ptr->details->max_nodes : 0;
 	if (IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr)) {
-		ListIterator it;
+		list_itr_t *it;
 		gres_state_t *gs;
 		j.running = 1;
 		j.start_s = job_ptr->start_time;
@@ -273,11 +274,11 @@ static int add_job(job_record_t *job_ptr, time_t now, snap_buffers_t *b)
 		if (!n)
 			return 0;
 	} else {
-		struct job_details *d = job_ptr->details;
+		job_details_t *d = job_ptr->details;
 		bitstr_t *parts = bit_alloc(node_record_count);
 		int n = 0;
 		if (job_ptr->part_ptr_list) {
-			ListIterator it = list_iterator_create(job_ptr->part_ptr_list);
+			list_itr_t *it = list_iterator_create(job_ptr->part_ptr_list);
 			part_record_t *p;
 			while ((p = list_next(it)))
 				if (p->node_bitmap)
@@ -392,7 +393,7 @@ extern void replan(time_t now)
 	char err[512], stats[256];
 	snap_buffers_t b;
 	job_record_t *job_ptr;
-	ListIterator it;
+	list_itr_t *it;
 
 	if (!&job_list || !job_list || !&node_record_table_ptr ||
 	    !&node_record_count || !node_record_table_ptr)

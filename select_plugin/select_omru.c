@@ -28,8 +28,8 @@
 /* Identity read by Slurm's plugin loader. */
 const char plugin_name[] = "OMRU makespan planner over cons_tres";
 const char plugin_type[] = "select/omru_cons_tres";
-/* >= 100, clear of Slurm's own ids (101-110); unique among select plugins. */
-const uint32_t plugin_id = 191;
+/* Up to 24.11 its own (191), from 25.05 cons_tres's (slurm_compat.h). */
+const uint32_t plugin_id = OMRU_SELECT_PLUGIN_ID;
 /* A select plugin must match the running Slurm exactly (major.minor.micro). */
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
@@ -41,6 +41,9 @@ extern int init(void)
 		omru_delegate_unload();
 		return SLURM_ERROR;
 	}
+#if !OMRU_SELECT_STATE_HOOKS
+	omru_plan_state_restore(); /* slurmctld only: nothing elsewhere */
+#endif
 	debug("%s: slurm-omru %s (core %s, built for Slurm %s) wrapping %s "
 	      "(plugin_id %u)", plugin_type, OMRU_VERSION,
 	      omru_core_version(), SLURM_VERSION_STRING, OMRU_DELEGATE_TYPE,
@@ -50,6 +53,9 @@ extern int init(void)
 
 extern int fini(void)
 {
+#if !OMRU_SELECT_STATE_HOOKS
+	omru_plan_state_save();
+#endif
 	omru_plan_fini();
 	omru_delegate_unload();
 	return SLURM_SUCCESS;

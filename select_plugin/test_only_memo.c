@@ -72,7 +72,7 @@ static uint64_t hash_bits(uint64_t h, bitstr_t *b)
 
 static void make_key(job_record_t *job_ptr, uint64_t node_update, memo_key_t *k)
 {
-	struct job_details *d = job_ptr->details;
+	job_details_t *d = job_ptr->details;
 
 	memset(k, 0, sizeof(*k)); /* padding too: keys compare by memcmp */
 	k->job_id = job_ptr->job_id;

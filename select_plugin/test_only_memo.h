@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "src/slurmctld/slurmctld.h"
+#include "slurm_compat.h"
 
 typedef struct test_only_memo test_only_memo_t;
 

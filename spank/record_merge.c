@@ -38,6 +38,8 @@
 
 #include <slurm/slurm.h>
 
+#include "slurm_api_compat.h"
+
 #include "omru/omru_record.h"
 #include "omru_spank.h"
 
@@ -83,11 +85,11 @@ static int merge_once(uint32_t job_id, int n, const char *const *keys,
 	job_info_msg_t *msg = NULL;
 	char merged[RECORD_LINE_MAX], err[256];
 
-	if (slurm_load_job(&msg, job_id, 0) != SLURM_SUCCESS || !msg ||
+	if (omru_load_job(&msg, job_id, 0) != SLURM_SUCCESS || !msg ||
 	    msg->record_count < 1) {
 		slurm_error("%s: job %u: cannot read its record from slurmctld: %s",
 			    OMRU_SPANK_NAME, job_id,
-			    slurm_strerror(slurm_get_errno()));
+			    slurm_strerror(errno));
 		if (msg)
 			slurm_free_job_info_msg(msg);
 		return -1;
@@ -107,12 +109,12 @@ static int merge_once(uint32_t job_id, int n, const char *const *keys,
 		return 2;
 	job_desc_msg_t d;
 	slurm_init_job_desc_msg(&d);
-	d.job_id = job_id;
+	omru_job_desc_set_job(&d, job_id);
 	d.admin_comment = merged;
 	if (slurm_update_job(&d) != SLURM_SUCCESS) {
 		slurm_error("%s: job %u: cannot update its AdminComment: %s",
 			    OMRU_SPANK_NAME, job_id,
-			    slurm_strerror(slurm_get_errno()));
+			    slurm_strerror(errno));
 		return -1;
 	}
 	return 1;
@@ -142,12 +144,12 @@ static void find_merge_path(void)
 	} else {
 		slurm_error("%s: cannot read slurmctld's configuration (%s); job "
 			    "records are merged on the node", OMRU_SPANK_NAME,
-			    slurm_strerror(slurm_get_errno()));
+			    slurm_strerror(errno));
 		return;
 	}
 	merged_in_slurmctld = omru_record_merged_in_slurmctld(list);
 	if (conf)
-		slurm_free_ctl_conf(conf);
+		omru_free_ctl_conf(conf);
 	if (!merged_in_slurmctld)
 		slurm_info("%s: JobSubmitPlugins has no omru: job records are "
 			   "merged on the node (writers on other nodes may lose "
@@ -166,12 +168,12 @@ static void send_request(uint32_t job_id, int n, const char *const *keys,
 	}
 	job_desc_msg_t d;
 	slurm_init_job_desc_msg(&d);
-	d.job_id = job_id;
+	omru_job_desc_set_job(&d, job_id);
 	d.admin_comment = request;
 	if (slurm_update_job(&d) != SLURM_SUCCESS) {
 		slurm_error("%s: job %u: slurmctld did not merge %s=%s into its "
 			    "AdminComment: %s", OMRU_SPANK_NAME, job_id, keys[0],
-			    values[0], slurm_strerror(slurm_get_errno()));
+			    values[0], slurm_strerror(errno));
 	}
 }
 

@@ -15,11 +15,14 @@
  * Steps started by srun inherit these from the batch script.  Jobs without
  * --omru-model are left alone; a failed RPC is logged and changes nothing.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <slurm/slurm.h>
+
+#include "slurm_api_compat.h"
 
 #include "omru/omru_record.h"
 #include "omru_spank.h"
@@ -94,7 +97,7 @@ extern int omru_step_env_fix(spank_t sp)
 {
 	uint32_t job_id = 0, step_id = 0;
 	job_info_msg_t *msg = NULL;
-	hostlist_t hl = NULL;
+	omru_hostlist_t hl = NULL;
 	char total_s[24], *nodes_s = NULL;
 	size_t cap = 0, len = 0;
 	long total = 0;
@@ -106,11 +109,11 @@ extern int omru_step_env_fix(spank_t sp)
 	    spank_get_item(sp, S_JOB_STEPID, &step_id) != ESPANK_SUCCESS ||
 	    step_id != SLURM_BATCH_SCRIPT)
 		return 0;
-	if (slurm_load_job(&msg, job_id, SHOW_DETAIL) != SLURM_SUCCESS || !msg ||
+	if (omru_load_job(&msg, job_id, SHOW_DETAIL) != SLURM_SUCCESS || !msg ||
 	    msg->record_count < 1) {
 		slurm_error("%s: job %u: cannot read the allocation from "
 			    "slurmctld (%s); SLURM_GPUS left as submitted",
-			    OMRU_SPANK_NAME, job_id, slurm_strerror(slurm_get_errno()));
+			    OMRU_SPANK_NAME, job_id, slurm_strerror(errno));
 		if (msg)
 			slurm_free_job_info_msg(msg);
 		return 0;

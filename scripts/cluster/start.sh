@@ -28,7 +28,7 @@ usage: $0 --state DIR [--select-type TYPE] [--plugin-dir DIR]
           [--gpus-per-node G|G1,G2,...] [--gpu-types SPEC]
           [--partitions SPEC] [--sched-params LIST] [--port-base P] [--ctld-debug LEVEL]
           [--first-job-id N] [--extra-conf FILE] [--users LIST]
-          [--job-submit LIST|none] [--slurmstepd PATH]
+          [--job-submit LIST|none] [--slurmstepd PATH] [--slurm-prefix DIR]
 
   --state DIR          all state, configs and logs go here (created if missing)
   --select-type TYPE   SelectType (default select/omru_cons_tres)
@@ -69,6 +69,11 @@ usage: $0 --state DIR [--select-type TYPE] [--plugin-dir DIR]
   --slurmstepd PATH    the slurmstepd every slurmd runs (slurmd -d), e.g. a
                        wrapper that sets its environment: slurmd runs the
                        SPANK job prolog/epilog with a fixed environment
+  --slurm-prefix DIR   the Slurm whose daemons and commands the cluster runs:
+                       an installation prefix (bin/, sbin/, lib/slurm/), e.g.
+                       scripts/slurm-release.sh 24.11's; env.sh puts its
+                       commands first in PATH (default: \$OMRU_SLURM_PREFIX,
+                       else Debian's Slurm in /usr)
 USAGE
 }
 
@@ -90,12 +95,14 @@ parse_args() {
   PLUGSTACK_SRC="" NODES=4 NETNS=0 PORT_BASE=17000 CTLD_DEBUG=debug
   OMRU_CONF_SRC="" GPUS_ARG=4 GPU_TYPES_ARG="" PARTITIONS="" SCHED_EXTRA="" FIRST_JOB_ID=1
   EXTRA_CONF_SRC="" EXTRA_USERS="" JOB_SUBMIT=default STEPD=""
+  SLURM_PREFIX=${OMRU_SLURM_PREFIX:-/usr}
   while [ $# -gt 0 ]; do
     case $1 in
       -h | --help) usage; exit 0 ;;
       --state | --select-type | --plugin-dir | --plugstack | --nodes | --netns | \
         --port-base | --ctld-debug | --omru-conf | --gpus-per-node | \
-        --gpu-types | --partitions | --sched-params | --first-job-id | --extra-conf | --users | --job-submit | --slurmstepd)
+        --gpu-types | --partitions | --sched-params | --first-job-id | --extra-conf | --users | --job-submit | --slurmstepd | \
+        --slurm-prefix)
         [ $# -ge 2 ] || die "$1 needs a value"
         case $1 in
           --state) STATE_ARG=$2 ;;
@@ -116,6 +123,7 @@ parse_args() {
           --users) EXTRA_USERS=$2 ;;
           --job-submit) JOB_SUBMIT=$2 ;;
           --slurmstepd) STEPD=$2 ;;
+          --slurm-prefix) SLURM_PREFIX=$2 ;;
         esac
         # An empty value would silently mean "the default" for these.
         case $1 in
@@ -193,6 +201,13 @@ validate_args() {
     if ! command -v ip >/dev/null || ! command -v nsenter >/dev/null; then
       die "--netns needs ip (iproute2) and nsenter (util-linux)"
     fi
+  fi
+  if [ "$SLURM_PREFIX" != /usr ]; then
+    [ -x "$SLURM_PREFIX/sbin/slurmctld" ] && [ -d "$SLURM_PREFIX/lib/slurm" ] ||
+      die "--slurm-prefix=$SLURM_PREFIX: no Slurm installation there (sbin/slurmctld, lib/slurm/)"
+    SLURM_PREFIX=$(cd "$SLURM_PREFIX" && pwd)
+    # The daemons started below and every command this script runs.
+    export PATH=$SLURM_PREFIX/sbin:$SLURM_PREFIX/bin:$PATH
   fi
   local cmd
   for cmd in munged mariadb-install-db mariadbd mariadb slurmdbd slurmctld \
@@ -353,8 +368,9 @@ check_partition_nodes() {
 # find_plugin_dirs: the system's Slurm plugin directory plus --plugin-dir, and
 # a clear refusal when the chosen select plugin is in neither.
 find_plugin_dirs() {
-  local sys="" d
-  for d in /usr/lib/x86_64-linux-gnu/slurm-wlm /usr/lib/*/slurm-wlm /usr/lib64/slurm /usr/lib/slurm; do
+  local sys="" d dirs=(/usr/lib/x86_64-linux-gnu/slurm-wlm /usr/lib/*/slurm-wlm /usr/lib64/slurm /usr/lib/slurm)
+  [ "$SLURM_PREFIX" = /usr ] || dirs=("$SLURM_PREFIX/lib/slurm")
+  for d in "${dirs[@]}"; do
     if [ -f "$d/select_cons_tres.so" ]; then sys=$d; break; fi
   done
   [ -n "$sys" ] || die "Slurm's plugin directory (with select_cons_tres.so) not found"

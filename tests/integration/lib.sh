@@ -3,6 +3,14 @@
 
 : "${OMRU_SRCDIR:?run through make check (OMRU_SRCDIR unset)}"
 : "${OMRU_BUILDDIR:?run through make check (OMRU_BUILDDIR unset)}"
+# The Slurm the build was configured for (configure --with-slurm): its
+# commands, and the cluster runs its daemons (start.sh reads the variable).
+if [ -n "${OMRU_SLURM_PREFIX:-}" ] && [ "$OMRU_SLURM_PREFIX" != /usr ]; then
+  export OMRU_SLURM_PREFIX
+  PATH=$OMRU_SLURM_PREFIX/sbin:$OMRU_SLURM_PREFIX/bin:$PATH
+else
+  unset OMRU_SLURM_PREFIX
+fi
 
 TAP_N=0
 TAP_FAILED=0

@@ -310,4 +310,11 @@ export OMRU_CLUSTER_PARTITION=${DEFAULT_PARTITION:-gpu}
 export OMRU_CLUSTER_OMRU_CONF=$OMRU_CONF_FILE
 export OMRU_CLUSTER_ACCOUNT=$ACCOUNT
 ENV
+  if [ "$SLURM_PREFIX" != /usr ]; then
+    cat >>"$ENV_FILE" <<ENV
+# The cluster runs the Slurm in $SLURM_PREFIX: its commands come first.
+export OMRU_SLURM_PREFIX=$SLURM_PREFIX
+export PATH=$SLURM_PREFIX/sbin:$SLURM_PREFIX/bin:\$PATH
+ENV
+  fi
 }

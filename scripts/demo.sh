@@ -10,7 +10,10 @@
 #
 # usage: scripts/demo.sh [--keep] [--emulate]   (--keep leaves the cluster running)
 # env:   OMRU_DEMO_DIR (default /tmp/omru-demo), OMRU_DEMO_PORT_BASE (17200),
-#        OMRU_EMU_TIME_SCALE (0.02)
+#        OMRU_EMU_TIME_SCALE (0.02),
+#        OMRU_SLURM_PREFIX: run on the Slurm installed there instead of
+#        Debian's (e.g. scripts/slurm-release.sh 24.11's prefix); the build
+#        goes to build-MAJOR.MINOR/
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -25,8 +28,22 @@ for arg in "$@"; do
 done
 [ "$(id -u)" = 0 ] || { echo "demo.sh: run as root (it starts Slurm daemons)" >&2; exit 1; }
 
-echo "== building slurm-omru"
-build=$("$top/scripts/build.sh" | tail -n1)
+if [ -n "${OMRU_SLURM_PREFIX:-}" ] && [ "$OMRU_SLURM_PREFIX" != /usr ]; then
+  v=$(sed -n 's/^#define SLURM_VERSION_STRING "\([0-9]*\.[0-9]*\).*/\1/p' \
+    "$OMRU_SLURM_PREFIX/include/slurm/slurm_version.h" 2>/dev/null) ||
+    true
+  [ -n "$v" ] || { echo "demo.sh: OMRU_SLURM_PREFIX=$OMRU_SLURM_PREFIX holds no Slurm" >&2; exit 1; }
+  echo "== building slurm-omru against Slurm $v in $OMRU_SLURM_PREFIX"
+  dir=$top/build-$v
+  if [ -f "$dir/Makefile" ]; then
+    build=$("$top/scripts/build.sh" "$dir" | tail -n1)
+  else
+    build=$("$top/scripts/build.sh" "$dir" -- --with-slurm="$OMRU_SLURM_PREFIX" | tail -n1)
+  fi
+else
+  echo "== building slurm-omru"
+  build=$("$top/scripts/build.sh" | tail -n1)
+fi
 
 echo "== starting the local cluster in $state"
 "$top/scripts/cluster/stop.sh" --state "$state" >/dev/null 2>&1 || true

@@ -77,6 +77,14 @@ extern int job_pools(job_record_t *job_ptr, omru_ctl_pool_use_t *uses, int max,
 	while ((l = list_next(it)) && n < max) {
 		if (!l->name || !l->total)
 			continue;
+#if OMRU_SLURM_AT_LEAST(25, 5)
+		/* -L a|b: a pending job lists every alternative; it needs
+		 * one, which the plan does not choose.  Slurm tests them in
+		 * job_test (a refusal re-plans); hierarchical licenses
+		 * (several records under one name) are Slurm's alone too. */
+		if (l->op_or || l->id.hres_id != NO_VAL16)
+			continue;
+#endif
 		(void) license_use(l->name); /* its room is set at the end */
 		snprintf(uses[n].key, sizeof(uses[n].key), "license:%s", l->name);
 		uses[n].per_gpu = 0;

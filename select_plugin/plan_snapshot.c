@@ -349,7 +349,7 @@ static void note_left_out(job_record_t *job_ptr)
 		      job_ptr->priority == 0 ? "a release (held)" :
 		      (job_ptr->details && job_ptr->details->begin_time > time(NULL)) ?
 			      "its begin time" :
-			      job_reason_string(job_ptr->state_reason));
+			      omru_job_reason_string(job_ptr->state_reason));
 }
 
 /* Of the candidates, the pending jobs the new plan starts now. */

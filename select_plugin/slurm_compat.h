@@ -5,7 +5,7 @@
  * the select interface itself lives in one delegate file per release
  * family (cons_tres_delegate_*.c); everything else that differs is here.
  * Include it after config.h and slurm_xlator.h, before any other Slurm
- * internal header.  (The release facts: doc/slurm-facts.md, "Releases".)
+ * internal header.  (What changed when: doc/slurm-releases.md.)
  */
 #ifndef OMRU_SLURM_COMPAT_H
 #define OMRU_SLURM_COMPAT_H
@@ -55,6 +55,14 @@ typedef struct job_details job_details_t;
 #define OMRU_SELECT_PLUGIN_ID SELECT_PLUGIN_CONS_TRES
 #else
 #define OMRU_SELECT_PLUGIN_ID 191
+#endif
+
+/* 24.05 renamed job_reason_string (the text squeue shows for a reason). */
+#if OMRU_SLURM_AT_LEAST(24, 5)
+#include "src/common/job_state_reason.h"
+#define omru_job_reason_string job_state_reason_string
+#else
+#define omru_job_reason_string job_reason_string
 #endif
 
 /*

@@ -56,19 +56,15 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 		return omru_job_env_store(sp);
 	case S_CTX_REMOTE:
 		omru_job_dir_create(sp);
-		return omru_loader_step_join(sp);
+		if (omru_loader_step_join(sp) != 0)
+			return -1;
+		/* Here, not in user_init: from 24.11 slurmstepd runs
+		 * user_init as the user holding its auth lock, and an RPC
+		 * there aborts the step (step_env.c). */
+		return omru_step_env_fix(sp);
 	default:
 		return 0;
 	}
-}
-
-int slurm_spank_user_init(spank_t sp, int ac, char **av)
-{
-	(void) ac;
-	(void) av;
-	if (spank_context() != S_CTX_REMOTE)
-		return 0;
-	return omru_step_env_fix(sp);
 }
 
 int slurm_spank_task_init(spank_t sp, int ac, char **av)

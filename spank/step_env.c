@@ -5,7 +5,11 @@
  * and an `srun` in the script would ask for that many GPUs again; when
  * select/omru changed the count, SLURM_GPUS is stale (Slurm does the same
  * after `scontrol update TresPerJob=`).  The real allocation is asked from
- * slurmctld once per batch job (one RPC, as the job's user) and exported:
+ * slurmctld once per batch job and exported.  One RPC, from slurmstepd in
+ * init_post_opt, before it becomes the job's user: from 24.11 slurmstepd
+ * holds its auth lock for writing while it runs as the user (user_init),
+ * and an RPC there ends the step with "auth_g_create: ... Resource deadlock
+ * avoided".  Exported:
  *   SLURM_GPUS  = the job's GPUs (what srun in the script will then use)
  *   OMRU_GPUS   = the same, for training scripts
  *   OMRU_NODES  = NODE:GPUS,... of the allocation, in node order

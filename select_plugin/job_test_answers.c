@@ -10,8 +10,13 @@
  */
 #include "plan_glue.h"
 
+#include <errno.h>
 #include <math.h>
 #include <string.h>
+
+#include "src/slurmctld/licenses.h"
+
+#pragma weak license_job_test
 
 static uint32_t forced_for = 0; /* the last job planned at once as new */
 static long forced_at = -1; /* ... before plan number forced_at */
@@ -155,6 +160,25 @@ static void note_refusal(job_record_t *job_ptr, bitstr_t *planned)
 	slurm_mutex_unlock(&plan_lock);
 }
 
+/*
+ * What a RUN_NOW refusal of a job the plan holds back answers.  Up to 22.05
+ * slurmctld tested licenses before job_test and gave such a job the reason
+ * Licenses; from 23.02 cons_tres tests them, so a job whose license is
+ * taken is told so here (select_nodes then sets WAIT_LICENSES, not
+ * Resources), as cons_tres would have.
+ */
+static int held_back_rc(job_record_t *job_ptr, time_t now)
+{
+#if OMRU_LICENSES_IN_JOB_TEST
+	if (job_ptr->license_list && license_job_test &&
+	    license_job_test(job_ptr, now, false) == EAGAIN)
+		return ESLURM_LICENSES_UNAVAILABLE;
+#endif
+	(void) job_ptr;
+	(void) now;
+	return SLURM_ERROR;
+}
+
 extern int omru_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 			 uint32_t min_nodes, uint32_t max_nodes,
 			 uint32_t req_nodes, uint16_t mode,
@@ -259,7 +283,7 @@ extern int omru_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 		 * it back and forth cost a TRES string per call).
 		 */
 		debug2("%s: %pJ: held back by the plan", plugin_type, job_ptr);
-		return SLURM_ERROR; /* never TEST_ONLY: see above */
+		return held_back_rc(job_ptr, now); /* never TEST_ONLY: see above */
 	}
 	if (moldable)
 		set_job_gpus(job_ptr, d.kind == OMRU_DECIDE_HOLD ?

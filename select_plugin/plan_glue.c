@@ -69,6 +69,20 @@ static int configure(omru_ctl_t *c)
 	return rc == OMRU_OK ? SLURM_SUCCESS : SLURM_ERROR;
 }
 
+/*
+ * From 23.11 `scontrol reconfigure` starts a new slurmctld with the new
+ * files.  Forked (daemonized or --systemd), the old one waits and resumes,
+ * with its own configuration, when the new one fails: failing init on a
+ * bad omru.conf is then right.  In the foreground (-D) the old one execs
+ * the new one and nothing resumes (Slurm passes no SLURMCTLD_RECONF_PARENT_FD):
+ * failing would take the controller down, so planning stops instead.
+ */
+static bool reconfigure_cannot_resume(void)
+{
+	return getenv("SLURMCTLD_RECONF") &&
+	       !getenv("SLURMCTLD_RECONF_PARENT_FD");
+}
+
 extern int omru_plan_init(void)
 {
 	if (!running_in_slurmctld())
@@ -80,9 +94,17 @@ extern int omru_plan_init(void)
 		return SLURM_ERROR;
 	}
 	if (configure(ctl) != SLURM_SUCCESS) {
-		/* slurmctld must not start on a bad omru.conf. */
 		omru_ctl_destroy(ctl);
 		ctl = NULL;
+		if (reconfigure_cannot_resume()) {
+			error("%s: omru.conf not applied; planning is off (GPU "
+			      "jobs are placed by cons_tres) until a reconfigure "
+			      "with a valid omru.conf", plugin_type);
+			test_only_memo_destroy(memo);
+			memo = NULL;
+			return SLURM_SUCCESS;
+		}
+		/* slurmctld must not start on a bad omru.conf. */
 		return SLURM_ERROR;
 	}
 	char err[1024];

@@ -120,13 +120,14 @@ say "build/: $test_jobs test files at once; build-san/ (ASan/UBSan) built and te
     [ "$fuzz_rc" = 0 ] || exit 1
     # Slurm 24.11 for step 3, while build/'s tests still run.
     t=$EPOCHREALTIME
+    mkdir -p "$rel_dir"
     if [ "$(id -u)" = 0 ] &&
-        "$top/scripts/slurm-release.sh" 24.11 >"$rel_dir.slurm" 2>"$rel_dir.slurm.log"; then
+        "$top/scripts/slurm-release.sh" 24.11 >"$rel_dir/slurm-release.out" 2>"$rel_dir/slurm-release.log"; then
       record "$(since "$t")" "Slurm 24.11: build and install (scripts/slurm-release.sh)" PASS
       say "Slurm 24.11 ready ($(since "$t") s)"
     else
       record "$(since "$t")" "Slurm 24.11: build and install (scripts/slurm-release.sh)" FAIL
-      tail -n 20 "$rel_dir.slurm.log"
+      tail -n 20 "$rel_dir/slurm-release.log"
     fi
   else
     tail -n 40 "$san_dir.log"
@@ -143,9 +144,9 @@ san_rc=$?
 say "build-san/: tests done"
 
 # 3. Slurm 24.11: the same sources against the other supported release.
-rel_prefix=$(sed -n 's/^prefix=//p' "$rel_dir.slurm" 2>/dev/null)
+rel_prefix=$(sed -n 's/^prefix=//p' "$rel_dir/slurm-release.out" 2>/dev/null)
 if [ -z "$rel_prefix" ]; then
-  echo "Slurm 24.11: not built (log: $rel_dir.slurm.log)"
+  echo "Slurm 24.11: not built (log: $rel_dir/slurm-release.log)"
   rel_rc=2
 else
   say "build-24.11/: against Slurm 24.11 in $rel_prefix"

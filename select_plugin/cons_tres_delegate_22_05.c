@@ -3,7 +3,9 @@
  * select/omru_cons_tres: the 36 select_p_* entry points, each passing the
  * call to select/cons_tres loaded as a plugin context of its own, with the
  * plan glue (plan_glue.c) hooked in where the plan decides: job_test,
- * job_begin, job_fini, reconfigure, state save/restore.
+ * job_begin, job_fini, reconfigure, state save/restore.  Those 22.05 shares
+ * with later releases are in cons_tres_delegate_common.h and
+ * cons_tres_delegate_up_to_24.h; here are job_test and what only 22.05 has.
  *
  * This is the one file that knows the 22.05 interface.  Later releases
  * change it (23.02 moved it to src/interfaces/, 23.11 changed job_test's last
@@ -83,56 +85,8 @@ _Static_assert(sizeof(delegate_syms) / sizeof(delegate_syms[0]) ==
 static slurm_select_ops_t ops;
 static plugin_context_t *context = NULL;
 
-extern int omru_delegate_load(void)
-{
-	if (context)
-		return SLURM_SUCCESS;
-	context = plugin_context_create("select", OMRU_DELEGATE_TYPE,
-					(void **) &ops, delegate_syms,
-					sizeof(delegate_syms));
-	if (!context) {
-		error("select/omru_cons_tres: cannot load %s from PluginDir: "
-		      "this plugin needs it to keep Slurm's resource accounting",
-		      OMRU_DELEGATE_TYPE);
-		return SLURM_ERROR;
-	}
-	return SLURM_SUCCESS;
-}
-
-extern void omru_delegate_unload(void)
-{
-	if (context)
-		plugin_context_destroy(context);
-	context = NULL;
-	memset(&ops, 0, sizeof(ops));
-}
-
-extern uint32_t omru_delegate_plugin_id(void)
-{
-	return (context && ops.plugin_id) ? *ops.plugin_id : 0;
-}
-
-extern int select_p_state_save(char *dir_name)
-{
-	omru_plan_state_save();
-	return ops.state_save(dir_name);
-}
-
-extern int select_p_state_restore(char *dir_name)
-{
-	omru_plan_state_restore();
-	return ops.state_restore(dir_name);
-}
-
-extern int select_p_job_init(List job_list)
-{
-	return ops.job_init(job_list);
-}
-
-extern int select_p_node_init(void)
-{
-	return ops.node_init();
-}
+#include "cons_tres_delegate_common.h"
+#include "cons_tres_delegate_up_to_24.h"
 
 extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 			     uint32_t min_nodes, uint32_t max_nodes,
@@ -159,151 +113,9 @@ extern int omru_delegate_job_test(job_record_t *job_ptr,
 			    preemptee_job_list, tail->exc_core_bitmap);
 }
 
-extern int select_p_job_begin(job_record_t *job_ptr)
-{
-	omru_job_begin(job_ptr);
-	return ops.job_begin(job_ptr);
-}
-
-extern int select_p_job_ready(job_record_t *job_ptr)
-{
-	return ops.job_ready(job_ptr);
-}
-
-extern int select_p_job_expand(job_record_t *from_job_ptr,
-			       job_record_t *to_job_ptr)
-{
-	return ops.job_expand(from_job_ptr, to_job_ptr);
-}
-
-extern int select_p_job_resized(job_record_t *job_ptr,
-				node_record_t *node_ptr)
-{
-	return ops.job_resized(job_ptr, node_ptr);
-}
-
 extern int select_p_job_signal(job_record_t *job_ptr, int signal)
 {
 	return ops.job_signal(job_ptr, signal);
-}
-
-extern int select_p_job_fini(job_record_t *job_ptr)
-{
-	omru_job_fini(job_ptr);
-	return ops.job_fini(job_ptr);
-}
-
-extern int select_p_job_suspend(job_record_t *job_ptr, bool indf_susp)
-{
-	return ops.job_suspend(job_ptr, indf_susp);
-}
-
-extern int select_p_job_resume(job_record_t *job_ptr, bool indf_susp)
-{
-	return ops.job_resume(job_ptr, indf_susp);
-}
-
-extern bitstr_t *select_p_step_pick_nodes(job_record_t *job_ptr,
-					  select_jobinfo_t *jobinfo,
-					  uint32_t node_count,
-					  bitstr_t **avail_nodes)
-{
-	return ops.step_pick_nodes(job_ptr, jobinfo, node_count, avail_nodes);
-}
-
-extern int select_p_step_start(step_record_t *step_ptr)
-{
-	return ops.step_start(step_ptr);
-}
-
-extern int select_p_step_finish(step_record_t *step_ptr, bool killing_step)
-{
-	return ops.step_finish(step_ptr, killing_step);
-}
-
-extern int select_p_select_nodeinfo_pack(select_nodeinfo_t *nodeinfo,
-					 buf_t *buffer,
-					 uint16_t protocol_version)
-{
-	return ops.nodeinfo_pack(nodeinfo, buffer, protocol_version);
-}
-
-extern int select_p_select_nodeinfo_unpack(select_nodeinfo_t **nodeinfo,
-					   buf_t *buffer,
-					   uint16_t protocol_version)
-{
-	return ops.nodeinfo_unpack(nodeinfo, buffer, protocol_version);
-}
-
-extern select_nodeinfo_t *select_p_select_nodeinfo_alloc(void)
-{
-	return ops.nodeinfo_alloc();
-}
-
-extern int select_p_select_nodeinfo_free(select_nodeinfo_t *nodeinfo)
-{
-	return ops.nodeinfo_free(nodeinfo);
-}
-
-extern int select_p_select_nodeinfo_set_all(void)
-{
-	return ops.nodeinfo_set_all();
-}
-
-extern int select_p_select_nodeinfo_set(job_record_t *job_ptr)
-{
-	return ops.nodeinfo_set(job_ptr);
-}
-
-extern int select_p_select_nodeinfo_get(select_nodeinfo_t *nodeinfo,
-					enum select_nodedata_type dinfo,
-					enum node_states state, void *data)
-{
-	return ops.nodeinfo_get(nodeinfo, dinfo, state, data);
-}
-
-extern select_jobinfo_t *select_p_select_jobinfo_alloc(void)
-{
-	return ops.jobinfo_alloc();
-}
-
-extern int select_p_select_jobinfo_free(select_jobinfo_t *jobinfo)
-{
-	return ops.jobinfo_free(jobinfo);
-}
-
-extern int select_p_select_jobinfo_set(select_jobinfo_t *jobinfo,
-				       enum select_jobdata_type data_type,
-				       void *data)
-{
-	return ops.jobinfo_set(jobinfo, data_type, data);
-}
-
-extern int select_p_select_jobinfo_get(select_jobinfo_t *jobinfo,
-				       enum select_jobdata_type data_type,
-				       void *data)
-{
-	return ops.jobinfo_get(jobinfo, data_type, data);
-}
-
-extern select_jobinfo_t *select_p_select_jobinfo_copy(
-	select_jobinfo_t *jobinfo)
-{
-	return ops.jobinfo_copy(jobinfo);
-}
-
-extern int select_p_select_jobinfo_pack(select_jobinfo_t *jobinfo,
-					buf_t *buffer,
-					uint16_t protocol_version)
-{
-	return ops.jobinfo_pack(jobinfo, buffer, protocol_version);
-}
-
-extern int select_p_select_jobinfo_unpack(select_jobinfo_t **jobinfo,
-					  buf_t *buffer,
-					  uint16_t protocol_version)
-{
-	return ops.jobinfo_unpack(jobinfo, buffer, protocol_version);
 }
 
 extern char *select_p_select_jobinfo_sprint(select_jobinfo_t *jobinfo,
@@ -318,22 +130,9 @@ extern char *select_p_select_jobinfo_xstrdup(select_jobinfo_t *jobinfo,
 	return ops.jobinfo_xstrdup(jobinfo, mode);
 }
 
-extern int select_p_get_info_from_plugin(enum select_plugindata_info dinfo,
-					 job_record_t *job_ptr, void *data)
-{
-	/* SELECT_CR_PLUGIN answers cons_tres's type, as slurmctld expects. */
-	return ops.get_info_from_plugin(dinfo, job_ptr, data);
-}
-
 extern int select_p_update_node_config(int index)
 {
 	return ops.update_node_config(index);
-}
-
-extern int select_p_reconfigure(void)
-{
-	omru_plan_reconfigure();
-	return ops.reconfigure();
 }
 
 extern bitstr_t *select_p_resv_test(resv_desc_msg_t *resv_desc_ptr,

@@ -94,41 +94,7 @@ _Static_assert(sizeof(delegate_syms) / sizeof(delegate_syms[0]) ==
 static delegate_ops_t ops;
 static plugin_context_t *context = NULL;
 
-extern int omru_delegate_load(void)
-{
-	if (context)
-		return SLURM_SUCCESS;
-	/* slurmctld loads only the configured select plugin (this one), so
-	 * cons_tres is loaded here, as a context slurmctld does not know. */
-	context = plugin_context_create("select", OMRU_DELEGATE_TYPE,
-					(void **) &ops, delegate_syms,
-					sizeof(delegate_syms));
-	if (!context) {
-		error("select/omru_cons_tres: cannot load %s from PluginDir: "
-		      "this plugin needs it to keep Slurm's resource accounting",
-		      OMRU_DELEGATE_TYPE);
-		return SLURM_ERROR;
-	}
-	return SLURM_SUCCESS;
-}
-
-extern void omru_delegate_unload(void)
-{
-	if (context)
-		plugin_context_destroy(context);
-	context = NULL;
-	memset(&ops, 0, sizeof(ops));
-}
-
-extern uint32_t omru_delegate_plugin_id(void)
-{
-	return (context && ops.plugin_id) ? *ops.plugin_id : 0;
-}
-
-extern int select_p_node_init(void)
-{
-	return ops.node_init();
-}
+#include "cons_tres_delegate_common.h"
 
 extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 			     uint32_t min_nodes, uint32_t max_nodes,
@@ -157,29 +123,6 @@ extern int omru_delegate_job_test(job_record_t *job_ptr,
 			    tail->will_run_ptr);
 }
 
-extern int select_p_job_begin(job_record_t *job_ptr)
-{
-	omru_job_begin(job_ptr);
-	return ops.job_begin(job_ptr);
-}
-
-extern int select_p_job_ready(job_record_t *job_ptr)
-{
-	return ops.job_ready(job_ptr);
-}
-
-extern int select_p_job_expand(job_record_t *from_job_ptr,
-			       job_record_t *to_job_ptr)
-{
-	return ops.job_expand(from_job_ptr, to_job_ptr);
-}
-
-extern int select_p_job_resized(job_record_t *job_ptr,
-				node_record_t *node_ptr)
-{
-	return ops.job_resized(job_ptr, node_ptr);
-}
-
 #if HAS_JOB_MEM_REDUCE
 extern void select_p_job_mem_reduce(job_record_t *job_ptr)
 {
@@ -187,34 +130,3 @@ extern void select_p_job_mem_reduce(job_record_t *job_ptr)
 }
 #endif
 
-extern int select_p_job_fini(job_record_t *job_ptr)
-{
-	omru_job_fini(job_ptr);
-	return ops.job_fini(job_ptr);
-}
-
-extern int select_p_job_suspend(job_record_t *job_ptr, bool indf_susp)
-{
-	return ops.job_suspend(job_ptr, indf_susp);
-}
-
-extern int select_p_job_resume(job_record_t *job_ptr, bool indf_susp)
-{
-	return ops.job_resume(job_ptr, indf_susp);
-}
-
-extern int select_p_select_nodeinfo_set_all(void)
-{
-	return ops.nodeinfo_set_all();
-}
-
-extern int select_p_select_nodeinfo_set(job_record_t *job_ptr)
-{
-	return ops.nodeinfo_set(job_ptr);
-}
-
-extern int select_p_reconfigure(void)
-{
-	omru_plan_reconfigure();
-	return ops.reconfigure();
-}

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Starts a local Slurm 22.05 test cluster on this one machine, with every file
-# (configs, logs, spool, munge key and socket, MariaDB data, PID records)
+# Starts a local Slurm test cluster (Debian's 22.05, or the release in
+# --slurm-prefix) on this one machine, with every file (configs, logs,
+# spool, munge key and socket, MariaDB data, PID records)
 # under the --state directory.  See README.md next to this script.
 #
 # Order: munged -> MariaDB -> slurmdbd -> accounts -> [namespaces] ->

@@ -83,6 +83,10 @@ extern int omru_job_record_finish(spank_t sp);
  * without it a read-merge-write taking turns with the job's other writers
  * on the node and merging again when another node's writer wrote over
  * them; failures logged. */
+/* Finds (once per step) whether slurmctld merges record fields
+ * (job_submit/omru) or the node must; may ask slurmctld, so call it when
+ * the step starts, not at its end. */
+extern void omru_job_record_merge_path(void);
 extern void omru_job_record_merge(uint32_t job_id, int n,
 				  const char *const *keys,
 				  const char *const *values);

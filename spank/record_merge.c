@@ -123,9 +123,11 @@ static int merge_once(uint32_t job_id, int n, const char *const *keys,
 /*
  * slurmstepd's own copy of slurm.conf: libslurmfull exports it, and this
  * plugin links no libslurm of its own, so the name is the host's.  Weak:
- * a host without it leaves the address NULL and slurmctld is asked.  No
- * RPC at a step's end: the steps' last fields must reach slurmctld before
- * the job ends (a round trip more lost them in CI, loader.test).
+ * a host without it leaves the address NULL and slurmctld is asked (as
+ * from 24.11, whose slurmstepd's copy lacks JobSubmitPlugins): once, when
+ * the step starts (omru_job_record_merge_path).  No RPC at a step's end:
+ * the steps' last fields must reach slurmctld before the job ends (a round
+ * trip more lost them in CI, loader.test).
  */
 extern slurm_conf_t slurm_conf __attribute__((weak));
 
@@ -137,7 +139,9 @@ static void find_merge_path(void)
 {
 	slurm_conf_t *conf = NULL;
 	const char *list;
-	if (&slurm_conf) {
+	/* From 24.11 slurmd gives slurmstepd a slurm.conf without
+	 * JobSubmitPlugins (slurmstepd_init.c packs what steps use). */
+	if (&slurm_conf && slurm_conf.job_submit_plugins) {
 		list = slurm_conf.job_submit_plugins;
 	} else if (slurm_load_ctl_conf((time_t) 0, &conf) == SLURM_SUCCESS && conf) {
 		list = conf->job_submit_plugins;
@@ -154,6 +158,11 @@ static void find_merge_path(void)
 		slurm_info("%s: JobSubmitPlugins has no omru: job records are "
 			   "merged on the node (writers on other nodes may lose "
 			   "a field; see job_submit_omru(8))", OMRU_SPANK_NAME);
+}
+
+extern void omru_job_record_merge_path(void)
+{
+	pthread_once(&merged_once, find_merge_path);
 }
 
 /* One request for slurmctld to merge; failures logged. */

@@ -58,6 +58,8 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 		omru_job_dir_create(sp);
 		if (omru_loader_step_join(sp) != 0)
 			return -1;
+		if (omru_opts.set & OMRU_OPT_MODEL)
+			omru_job_record_merge_path();
 		/* Here, not in user_init: from 24.11 slurmstepd runs
 		 * user_init as the user holding its auth lock, and an RPC
 		 * there aborts the step (step_env.c). */

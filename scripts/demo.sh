@@ -29,10 +29,10 @@ done
 [ "$(id -u)" = 0 ] || { echo "demo.sh: run as root (it starts Slurm daemons)" >&2; exit 1; }
 
 if [ -n "${OMRU_SLURM_PREFIX:-}" ] && [ "$OMRU_SLURM_PREFIX" != /usr ]; then
-  v=$(sed -n 's/^#define SLURM_VERSION_STRING "\([0-9]*\.[0-9]*\).*/\1/p' \
-    "$OMRU_SLURM_PREFIX/include/slurm/slurm_version.h" 2>/dev/null) ||
-    true
-  [ -n "$v" ] || { echo "demo.sh: OMRU_SLURM_PREFIX=$OMRU_SLURM_PREFIX holds no Slurm" >&2; exit 1; }
+  n=$(sed -n 's/^#define SLURM_VERSION_NUMBER \(0x[0-9a-fA-F]*\).*/\1/p' \
+    "$OMRU_SLURM_PREFIX/include/slurm/slurm_version.h" 2>/dev/null) || true
+  [ -n "$n" ] || { echo "demo.sh: OMRU_SLURM_PREFIX=$OMRU_SLURM_PREFIX holds no Slurm" >&2; exit 1; }
+  v=$((n >> 16)).$(((n >> 8) & 255))
   echo "== building slurm-omru against Slurm $v in $OMRU_SLURM_PREFIX"
   dir=$top/build-$v
   if [ -f "$dir/Makefile" ]; then

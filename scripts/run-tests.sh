@@ -48,14 +48,15 @@ build() {
   "$top/scripts/build.sh" --tests "$dir" ${1:+-- "$@"} >/dev/null
 }
 
-# check DIR JOBS: make check with JOBS test files at once (a line per test
-# file as it ends, from tests/timed-tap-driver.sh); records its time.
+# check DIR JOBS [TARGET]: make TARGET (default check) with JOBS test files
+# at once (a line per test file as it ends, from tests/timed-tap-driver.sh);
+# records its time.
 check() {
-  local dir=$1 jobs=$2 t=$EPOCHREALTIME rc
-  (cd "$dir" && make -j"$jobs" check 2>&1) |
+  local dir=$1 jobs=$2 target=${3:-check} t=$EPOCHREALTIME rc
+  (cd "$dir" && make -j"$jobs" "$target" 2>&1) |
     grep --line-buffered -vE "^make(\[[0-9]+\])?: ((Entering|Leaving) directory|'.*' is up to date)|^make  "
   rc=${PIPESTATUS[0]}
-  record "$(since "$t")" "$(basename "$dir"): make check, $jobs test files at once" -
+  record "$(since "$t")" "$(basename "$dir"): make $target, $jobs test files at once" -
   return "$rc"
 }
 
@@ -151,12 +152,8 @@ if [ -z "$rel_prefix" ]; then
 else
   say "build-24.11/: against Slurm 24.11 in $rel_prefix"
   if build "$rel_dir" --with-slurm="$rel_prefix"; then
-    t=$EPOCHREALTIME
-    (cd "$rel_dir" && make -j"$test_jobs" check-release 2>&1) |
-      grep --line-buffered -vE "^make(\[[0-9]+\])?: ((Entering|Leaving) directory|'.*' is up to date)|^make  "
     # A failed test is counted by tally below (make's own status is 2).
-    [ "${PIPESTATUS[0]}" = 0 ] && rel_rc=0 || rel_rc=1
-    record "$(since "$t")" "build-24.11: make check-release, $test_jobs test files at once" -
+    check "$rel_dir" "$test_jobs" check-release && rel_rc=0 || rel_rc=1
   else
     echo "build-24.11/: build failed"
     rel_rc=2

@@ -129,7 +129,7 @@ static bitstr_t *job_resv_nodes(job_record_t *job_ptr, time_t now, bool *none)
 	if (!job_test_resv)
 		return NULL;
 	int rc = job_test_resv(job_ptr, &when, false, &nodes,
-			       OMRU_RESV_EXC_ARG(exc_cores), &overlap, false);
+			       &exc_cores, &overlap, false);
 	OMRU_RESV_EXC_FREE(exc_cores);
 	if (rc != SLURM_SUCCESS || when > now) {
 		FREE_NULL_BITMAP(nodes);

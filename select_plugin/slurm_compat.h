@@ -33,7 +33,7 @@
 #include "src/slurmctld/slurmctld.h"
 
 /*
- * 23.02 added list_t/list_itr_t (24.05 and 24.11 dropped list_itr_t *and
+ * 23.02 added list_t/list_itr_t (24.05 and 24.11 dropped ListIterator and
  * List) and made struct job_details an anonymous job_details_t; the code
  * uses the new names, which 22.05 gets here.
  */
@@ -79,19 +79,18 @@ typedef struct job_details job_details_t;
 #endif
 
 /*
- * job_test_resv's fifth argument: the cores reserved for others on the
- * nodes it returns, a bitmap up to 23.02, a resv_exc_t from 23.11.  Only
- * the nodes are used here; OMRU_RESV_EXC_FREE releases the rest.
+ * job_test_resv's fifth argument (passed by address): the cores reserved
+ * for others on the nodes it returns, a bitmap up to 23.02, a resv_exc_t
+ * from 23.11.  Only the nodes are used here; OMRU_RESV_EXC_FREE releases
+ * the rest.
  */
 #if OMRU_SLURM_AT_LEAST(23, 11)
 typedef resv_exc_t omru_resv_exc_t;
 #define OMRU_RESV_EXC_INIT { 0 }
-#define OMRU_RESV_EXC_ARG(x) (&(x))
 #define OMRU_RESV_EXC_FREE(x) reservation_delete_resv_exc_parts(&(x))
 #else
 typedef bitstr_t *omru_resv_exc_t;
 #define OMRU_RESV_EXC_INIT NULL
-#define OMRU_RESV_EXC_ARG(x) (&(x))
 #define OMRU_RESV_EXC_FREE(x) FREE_NULL_BITMAP(x)
 #endif
 

@@ -78,15 +78,15 @@ extern void omru_job_record_alloc(int gpus, int nodes, time_t start);
 extern int omru_job_reporter_start(spank_t sp);
 /* exit: last rows + summary into AdminComment, directory removed. RET 0 */
 extern int omru_job_record_finish(spank_t sp);
+/* record_merge.c: finds (once per step) whether slurmctld merges record
+ * fields (job_submit/omru) or the node must; may ask slurmctld, so call it
+ * when the step starts, not at its end. */
+extern void omru_job_record_merge_path(void);
 /* record_merge.c: merges KEYS=VALUES into job_id's AdminComment record
  * (any step, any node): a request job_submit/omru merges in slurmctld, or
  * without it a read-merge-write taking turns with the job's other writers
  * on the node and merging again when another node's writer wrote over
  * them; failures logged. */
-/* Finds (once per step) whether slurmctld merges record fields
- * (job_submit/omru) or the node must; may ask slurmctld, so call it when
- * the step starts, not at its end. */
-extern void omru_job_record_merge_path(void);
 extern void omru_job_record_merge(uint32_t job_id, int n,
 				  const char *const *keys,
 				  const char *const *values);

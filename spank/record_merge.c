@@ -190,7 +190,7 @@ extern void omru_job_record_merge(uint32_t job_id, int n,
 				  const char *const *keys,
 				  const char *const *values)
 {
-	pthread_once(&merged_once, find_merge_path);
+	omru_job_record_merge_path();
 	if (merged_in_slurmctld) {
 		send_request(job_id, n, keys, values);
 		return;

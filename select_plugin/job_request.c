@@ -74,6 +74,35 @@ static bool above_site_cap(const omru_job_options_t *o, char *err, size_t len)
 	return true;
 }
 
+/* A count Slurm stores for the job, 0 or NO_VAL when unset: at least 1. */
+static uint32_t at_least_one(uint32_t v, uint32_t unset)
+{
+	return (v == 0 || v == unset) ? 1 : v;
+}
+
+/*
+ * A job that set --cpus-per-gpu itself keeps it (job_cpus_per_gpu), so
+ * below ceil(tasks x cpus-per-task / that) GPUs its tasks would not get
+ * their CPUs on 24.11 (doc/slurm-releases.md, "Tasks and CPUs per GPU"):
+ * its range starts there, or at its top when that is below.  On 22.05,
+ * which adds the tasks' CPUs, this only gives up counts such a job rarely
+ * asks for; one rule keeps the plan the same on every release.
+ */
+static void range_from_tasks(job_record_t *job_ptr, omru_job_options_t *o)
+{
+	job_details_t *d = job_ptr->details;
+	int per_gpu = job_cpus_per_gres(job_ptr);
+
+	if (!(o->set & OMRU_OPT_GPUS) || !d || per_gpu <= 0 ||
+	    !job_asked_cpus_per_gpu(job_ptr))
+		return;
+	uint64_t tasks = at_least_one(d->num_tasks, NO_VAL);
+	uint64_t per_task = at_least_one(d->cpus_per_task, NO_VAL16);
+	uint64_t need = (tasks * per_task + per_gpu - 1) / per_gpu;
+	if (need > o->gpus_min)
+		o->gpus_min = need < o->gpus_max ? (uint32_t) need : o->gpus_max;
+}
+
 extern void job_options(job_record_t *job_ptr, job_gpus_t *g)
 {
 	char err[256];
@@ -95,7 +124,33 @@ extern void job_options(job_record_t *job_ptr, job_gpus_t *g)
 			      "(%s); scheduled as a plain cons_tres job",
 			      plugin_type, job_ptr, err);
 		last_reported = job_ptr->job_id;
+		return;
 	}
+	range_from_tasks(job_ptr, &g->opts);
+}
+
+/*
+ * A job that set --cpus-per-gpu itself: slurmctld made its minimum CPUs
+ * the GPUs it asked times that at submission (gres_job_state_validate), so
+ * at a lower count it would ask more CPUs than 24.11's cons_tres gives its
+ * GPUs on a node, and be spread or refused.  A requeue starts again from
+ * the count it is rewritten to (the plan rewrites it again).  Derived again from the count
+ * it is rewritten to, never below its tasks' CPUs.  Other jobs' minimum
+ * comes from their tasks and stays.
+ */
+static void min_cpus_for_gpus(job_record_t *job_ptr, int gpus)
+{
+	job_details_t *d = job_ptr->details;
+	int per_gpu = job_cpus_per_gres(job_ptr);
+
+	if (!d || per_gpu <= 0 || !job_asked_cpus_per_gpu(job_ptr))
+		return;
+	uint64_t tasks = at_least_one(d->num_tasks, NO_VAL) *
+			 at_least_one(d->cpus_per_task, NO_VAL16);
+	uint64_t cpus = MAX(tasks, (uint64_t) gpus * per_gpu);
+	d->min_cpus = cpus > UINT32_MAX / 2 ? UINT32_MAX / 2 : (uint32_t) cpus;
+	/* Each scheduling pass resets min_cpus from it (job_limits_check). */
+	d->orig_min_cpus = d->min_cpus;
 }
 
 /* --gpus=N rewritten to `gpus`: the request, its string and ReqTRES. */
@@ -126,6 +181,7 @@ extern void set_job_gpus(job_record_t *job_ptr, int gpus)
 		return;
 	/* cons_tres caches the request merged by type; rebuilt when absent. */
 	FREE_NULL_LIST(job_ptr->gres_list_req_accum);
+	min_cpus_for_gpus(job_ptr, gpus);
 	if (!job_ptr->tres_per_job)
 		return;
 	/* "gres:gpu[:type]:N[,other]" (up to 23.02's clients) or
@@ -166,11 +222,13 @@ extern bool job_asked_cpus_per_gpu(job_record_t *job_ptr)
  * IN nodes - the nodes it may start on now
  * RET the CPUs per GPU select/omru gives an OMRU job: the plan's (its
  *     model's loader demand with LoaderCpus=yes, else CpusPerGpu), or
- *     CpusPerGpu when the plan has none; 0: leave its CPUs alone (it asked
- *     --cpus-per-gpu, or nothing is set).  The loader demand's raise is
- *     capped at what every node of `nodes` can give each of its GPUs:
- *     beyond it a node could not host the GPUs the plan puts there, and
- *     cons_tres would refuse the planned start again and again.
+ *     CpusPerGpu when the plan has none, raised to what its tasks need at
+ *     the count its request holds now (job_task_cpus_per_gpu); 0: leave
+ *     its CPUs alone (it asked --cpus-per-gpu, or nothing is set).  The
+ *     loader demand's raise is capped at what every node of `nodes` can
+ *     give each of its GPUs: beyond it a node could not host the GPUs the
+ *     plan puts there, and cons_tres would refuse the planned start again
+ *     and again.
  */
 extern int job_cpus_per_gpu(job_record_t *job_ptr, const omru_ctl_decision_t *d,
 			    bitstr_t *nodes)
@@ -180,12 +238,40 @@ extern int job_cpus_per_gpu(job_record_t *job_ptr, const omru_ctl_decision_t *d,
 
 	if (want <= 0 || job_asked_cpus_per_gpu(job_ptr))
 		return 0;
-	if (want <= settings.cpus_per_gpu)
-		return want;
-	cap = node_cpus_per_gpu(nodes);
-	if (cap > 0 && want > cap)
-		want = MAX(cap, settings.cpus_per_gpu);
-	return want;
+	if (want > settings.cpus_per_gpu) {
+		cap = node_cpus_per_gpu(nodes);
+		if (cap > 0 && want > cap)
+			want = MAX(cap, settings.cpus_per_gpu);
+	}
+	return MAX(want, job_task_cpus_per_gpu(job_ptr));
+}
+
+/*
+ * IN job_ptr - a job whose GPU request holds the count it is tested at
+ * RET CPUs per GPU that give each of its tasks its CPUs wherever its GPUs
+ *     go: ceil(tasks / GPUs) * cpus-per-task with at least a task per GPU,
+ *     else (fewer tasks than GPUs) ceil(tasks * cpus-per-task / GPUs), so a
+ *     single -c8 process on 4 GPUs is not given 32 CPUs.  24.11's
+ *     cons_tres gives a job with cpus-per-GPU set no more CPUs on a node
+ *     than its GPUs there times that (22.05 added its tasks' CPUs), so a
+ *     count the plan lowers below the job's tasks (-n2 --gpus=2 planned at
+ *     1) would leave them without CPUs: refused on its planned node,
+ *     spread by cons_tres over others (min_nodes raised at submission), or
+ *     BadConstraints.
+ */
+extern int job_task_cpus_per_gpu(job_record_t *job_ptr)
+{
+	job_gpus_t g;
+	job_details_t *d = job_ptr->details;
+
+	if (!d || !job_gpu_request(job_ptr, &g))
+		return 0;
+	uint64_t tasks = at_least_one(d->num_tasks, NO_VAL);
+	uint64_t per_task = at_least_one(d->cpus_per_task, NO_VAL16);
+	uint64_t gpus = (uint64_t) g.gpus;
+	uint64_t cpus = tasks >= gpus ? (tasks + gpus - 1) / gpus * per_task :
+			(tasks * per_task + gpus - 1) / gpus;
+	return cpus > UINT16_MAX ? UINT16_MAX : (int) cpus;
 }
 
 /* The job's CPUs per GPU set to `cpus` (> 0) on its GPU request. */

@@ -107,8 +107,19 @@ extern void job_node_need(job_record_t *job_ptr, const job_gpus_t *g,
 		return;
 	}
 	double cpus = MAX(1, d->pn_min_cpus);
+	double per_task = (d->cpus_per_task && d->cpus_per_task != NO_VAL16) ?
+				  d->cpus_per_task : 1;
 	if (d->ntasks_per_node && d->ntasks_per_node != NO_VAL16)
-		cpus = MAX(cpus, (double) d->ntasks_per_node * MAX(1, d->cpus_per_task));
+		cpus = MAX(cpus, (double) d->ntasks_per_node * per_task);
+	/* Its tasks spread over its nodes (job_task_cpus_per_gpu): on one
+	 * node, all of them.  The planner's need does not vary with the
+	 * job's total count, so a job it spreads wider than -N is counted
+	 * high there, never low. */
+	if (d->num_tasks && d->num_tasks != NO_VAL) {
+		uint32_t nodes = (d->min_nodes && d->min_nodes != NO_VAL) ?
+					 d->min_nodes : 1;
+		cpus = MAX(cpus, (double) ((d->num_tasks + nodes - 1) / nodes) * per_task);
+	}
 	j->need_cpus_min = cpus;
 	int per_gpu = job_cpus_per_gres(job_ptr);
 	if (g->opts.set && !job_asked_cpus_per_gpu(job_ptr))

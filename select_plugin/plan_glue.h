@@ -110,6 +110,7 @@ extern void set_job_gpus(job_record_t *job_ptr, int gpus);
 extern bool job_asked_cpus_per_gpu(job_record_t *job_ptr);
 extern int job_cpus_per_gpu(job_record_t *job_ptr, const omru_ctl_decision_t *d,
 			    bitstr_t *nodes);
+extern int job_task_cpus_per_gpu(job_record_t *job_ptr);
 extern void set_job_cpus(job_record_t *job_ptr, int cpus);
 extern int job_cpus_per_gres(job_record_t *job_ptr);
 

@@ -1,7 +1,7 @@
 /*
  * background_sync.c - select/omru's own thread in slurmctld: what running
  * jobs reported, the profile store's saves, pipeline splits' factors and
- * elastic stops, all off slurmctld's scheduling path.
+ * elastic stops, the plan's priorities, all off slurmctld's scheduling path.
  */
 #include "plan_glue.h"
 
@@ -155,6 +155,7 @@ static void elastic_tick(void)
 		dirty = false;
 		last_plan_at = t;
 		replan(time(NULL));
+		plan_priority_write(); /* no cycle runs: this thread holds the lock */
 	}
 	bool send = planned_since_stops;
 	planned_since_stops = false;
@@ -176,6 +177,7 @@ static void *store_sync(void *arg)
 		if (store_stop)
 			break;
 		slurm_mutex_unlock(&plan_lock);
+		plan_priority_write_locked();
 		learn_reported_rows();
 		store_sync_once();
 		gains_sync_once();
@@ -184,6 +186,11 @@ static void *store_sync(void *arg)
 	}
 	slurm_mutex_unlock(&plan_lock);
 	return NULL;
+}
+
+extern void omru_sync_wake(void)
+{
+	pthread_cond_signal(&store_wake);
 }
 
 extern void omru_sync_start(void)

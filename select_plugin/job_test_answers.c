@@ -339,27 +339,30 @@ extern int omru_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	/* WILL_RUN (backfill, squeue --start): the plan's answer. */
 	if (g.opts.set)
 		set_job_cpus(job_ptr, job_cpus_per_gpu(job_ptr, &d, node_bitmap));
-	rc = DELEGATE();
 	if (d.kind == OMRU_DECIDE_START)
-		return rc;
-	time_t start = (d.kind == OMRU_DECIDE_WAIT) ? (time_t) ceil(d.start_s) :
-			now + (time_t) settings.plan_interval_max_s;
-	if (rc == SLURM_SUCCESS && job_ptr->start_time > start)
-		start = job_ptr->start_time;
+		return DELEGATE();
+	/*
+	 * Held back: the plan knows when, and cons_tres is not asked (its
+	 * answer would only be overruled; backfill asks for every pending job
+	 * it tests).  Planned later: its start on its planned count of the
+	 * nodes offered; backfill reserves them for it then.  Beyond the
+	 * planned queue: no start to give.
+	 */
+	if (d.kind != OMRU_DECIDE_WAIT) {
+		describe_wait(job_ptr, &d, now, over_limit);
+		return SLURM_ERROR;
+	}
+	time_t start = (time_t) ceil(d.start_s);
 	if (start <= now)
 		start = now + 1; /* a held job is never answered "now" */
-	if (rc != SLURM_SUCCESS && d.kind == OMRU_DECIDE_WAIT) {
-		/* Keep the first planned-many available nodes for display. */
-		int keep = d.nodes > 0 ? d.nodes : 1;
-		for (int i = 0; i < bit_size(node_bitmap); i++)
-			if (bit_test(node_bitmap, i) && keep-- <= 0)
-				bit_clear(node_bitmap, i);
-		rc = SLURM_SUCCESS;
-	}
-	if (rc == SLURM_SUCCESS) {
-		job_ptr->start_time = start;
-		describe_wait(job_ptr, &d, start, over_limit);
-	}
-	return rc;
+	int keep = d.nodes > 0 ? d.nodes : 1;
+	if (bit_set_count(node_bitmap) < keep)
+		return SLURM_ERROR;
+	for (int i = 0; i < bit_size(node_bitmap); i++)
+		if (bit_test(node_bitmap, i) && keep-- <= 0)
+			bit_clear(node_bitmap, i);
+	job_ptr->start_time = start;
+	describe_wait(job_ptr, &d, start, over_limit);
+	return SLURM_SUCCESS;
 #undef DELEGATE
 }

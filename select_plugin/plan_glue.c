@@ -130,6 +130,7 @@ extern void omru_plan_fini(void)
 	limit_blocked_fini();
 	plan_pools_fini();
 	asked_gpus_fini();
+	plan_priority_fini();
 	test_only_memo_destroy(memo);
 	memo = NULL;
 	slurm_mutex_unlock(&plan_lock);

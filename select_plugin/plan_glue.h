@@ -12,7 +12,9 @@
  *   start_refusals.c    planned starts cons_tres refused
  *   asked_gpus.c        what a moldable job asked before it was rewritten
  *   node_features.c     --constraint against a node's features
- *   background_sync.c   the thread: profile store, splits, elastic stops
+ *   plan_priority.c     the plan's order as the jobs' priorities
+ *   background_sync.c   the thread: profile store, splits, elastic stops,
+ *                       the plan's priorities
  * Everything runs inside slurmctld only (the other Slurm commands that
  * load the plugin never start the planner).
  */
@@ -216,5 +218,16 @@ extern void asked_gpus_fini(void);
 /* background_sync.c */
 extern void omru_sync_start(void);
 extern void omru_sync_stop(void);
+/* Wake the thread now (caller holds plan_lock). */
+extern void omru_sync_wake(void);
+
+/* plan_priority.c: the plan's order as priorities.  _update after each
+ * plan (job lock and plan_lock held); _write with the job write lock
+ * outside slurmctld's cycles (and plan_lock); _write_locked takes both. */
+extern void plan_priority_update(void);
+extern void plan_priority_write(void);
+extern void plan_priority_write_locked(void);
+extern uint32_t job_own_priority(job_record_t *job_ptr);
+extern void plan_priority_fini(void);
 
 #endif

@@ -194,7 +194,7 @@ static int add_job(job_record_t *job_ptr, time_t now, snap_buffers_t *b)
 	j.job_id = job_ptr->job_id;
 	j.submit_s = job_ptr->details ? job_ptr->details->submit_time : now;
 	j.time_limit_s = 60.0 * job_time_limit_min(job_ptr);
-	j.priority = job_ptr->priority;
+	j.priority = job_own_priority(job_ptr); /* not the plan's band */
 	j.uid = job_ptr->user_id;
 	/* Rows its node sent; a requeued job's epochs_done. */
 	j.admin_comment = job_ptr->admin_comment;
@@ -467,6 +467,8 @@ extern void replan(time_t now)
 		error("%s: planning failed, GPU jobs are scheduled as plain "
 		      "cons_tres until the next plan: %s", plugin_type, err);
 	keep_planned_starts();
+	plan_priority_update();
+	omru_sync_wake(); /* its thread writes the priorities */
 	double snap_ms = 1e3 * (t1 - t0), total_ms = 1e3 * (mono_now() - t0);
 	last_plan_cost_s = total_ms / 1e3;
 	gpus_freed = false;

@@ -105,4 +105,18 @@ typedef bitstr_t *omru_resv_exc_t;
 #define OMRU_LICENSES_IN_JOB_TEST 0
 #endif
 
+/*
+ * A multi-partition job's priority in each partition: on the job up to
+ * 23.11, in job_ptr->part_prio from 24.05, job_ptr->prio_mult from 25.05.
+ */
+#if OMRU_SLURM_AT_LEAST(25, 5)
+#define OMRU_JOB_PRIORITY_ARRAY(job) \
+	((job)->prio_mult ? (job)->prio_mult->priority_array : NULL)
+#elif OMRU_SLURM_AT_LEAST(24, 5)
+#define OMRU_JOB_PRIORITY_ARRAY(job) \
+	((job)->part_prio ? (job)->part_prio->priority_array : NULL)
+#else
+#define OMRU_JOB_PRIORITY_ARRAY(job) ((job)->priority_array)
+#endif
+
 #endif

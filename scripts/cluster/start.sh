@@ -30,6 +30,7 @@ usage: $0 --state DIR [--select-type TYPE] [--plugin-dir DIR]
           [--partitions SPEC] [--sched-params LIST] [--port-base P] [--ctld-debug LEVEL]
           [--first-job-id N] [--extra-conf FILE] [--users LIST]
           [--job-submit LIST|none] [--slurmstepd PATH] [--slurm-prefix DIR]
+          [--priority basic|multifactor]
 
   --state DIR          all state, configs and logs go here (created if missing)
   --select-type TYPE   SelectType (default select/omru_cons_tres)
@@ -75,6 +76,8 @@ usage: $0 --state DIR [--select-type TYPE] [--plugin-dir DIR]
                        scripts/slurm-release.sh 24.11's; env.sh puts its
                        commands first in PATH (default: \$OMRU_SLURM_PREFIX,
                        else Debian's Slurm in /usr)
+  --priority TYPE      PriorityType: basic (default; submit order) or
+                       multifactor (an age factor; what sprio reads)
 USAGE
 }
 
@@ -95,7 +98,7 @@ parse_args() {
   STATE_ARG="" SELECT_TYPE=select/omru_cons_tres EXTRA_PLUGIN_DIR=""
   PLUGSTACK_SRC="" NODES=4 NETNS=0 PORT_BASE=17000 CTLD_DEBUG=debug
   OMRU_CONF_SRC="" GPUS_ARG=4 GPU_TYPES_ARG="" PARTITIONS="" SCHED_EXTRA="" FIRST_JOB_ID=1
-  EXTRA_CONF_SRC="" EXTRA_USERS="" JOB_SUBMIT=default STEPD=""
+  EXTRA_CONF_SRC="" EXTRA_USERS="" JOB_SUBMIT=default STEPD="" PRIORITY=basic
   SLURM_PREFIX=${OMRU_SLURM_PREFIX:-/usr}
   while [ $# -gt 0 ]; do
     case $1 in
@@ -103,7 +106,7 @@ parse_args() {
       --state | --select-type | --plugin-dir | --plugstack | --nodes | --netns | \
         --port-base | --ctld-debug | --omru-conf | --gpus-per-node | \
         --gpu-types | --partitions | --sched-params | --first-job-id | --extra-conf | --users | --job-submit | --slurmstepd | \
-        --slurm-prefix)
+        --slurm-prefix | --priority)
         [ $# -ge 2 ] || die "$1 needs a value"
         case $1 in
           --state) STATE_ARG=$2 ;;
@@ -125,6 +128,7 @@ parse_args() {
           --job-submit) JOB_SUBMIT=$2 ;;
           --slurmstepd) STEPD=$2 ;;
           --slurm-prefix) SLURM_PREFIX=$2 ;;
+          --priority) PRIORITY=$2 ;;
         esac
         # An empty value would silently mean "the default" for these.
         case $1 in
@@ -164,6 +168,10 @@ validate_args() {
   if [ -n "$PLUGSTACK_SRC" ]; then
     [ -f "$PLUGSTACK_SRC" ] || die "--plugstack=$PLUGSTACK_SRC: no such file"
   fi
+  case $PRIORITY in
+    basic | multifactor) ;;
+    *) die "--priority=$PRIORITY: must be basic or multifactor" ;;
+  esac
   if [ -n "$OMRU_CONF_SRC" ]; then
     [ -f "$OMRU_CONF_SRC" ] || die "--omru-conf=$OMRU_CONF_SRC: no such file"
   fi

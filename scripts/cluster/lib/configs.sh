@@ -106,7 +106,7 @@ FirstJobId=$FIRST_JOB_ID
 
 SchedulerType=sched/backfill
 $(sched_params)
-PriorityType=priority/basic
+$(priority_lines)
 SelectType=$SELECT_TYPE
 SelectTypeParameters=CR_Core_Memory
 $(job_submit_line)
@@ -144,26 +144,30 @@ CONF
   fi
 }
 
-# sched_params: short intervals keep tests quick; under select/omru the plan
-# alone decides the order, so a job it holds back must neither block its
-# partition in the main scheduler nor get a backfill reservation:
-# bf_min_prio_reserve above every priority does both (Slurm 22.05:
-# job_scheduler.c _schedule skips fail_by_part for such jobs, backfill.c
-# tests them "now" only and reserves nothing).  --sched-params goes last.
-# Under select/cons_tres the line is the one this script always wrote.
+# sched_params: short intervals keep tests quick; --sched-params goes last.
+# select/omru needs nothing here: it gives the jobs it plans priorities in
+# the plan's order (select_omru_cons_tres(8), "PRIORITIES"), so the first
+# job it holds back may block its partition as any refused job does.
+# A key --sched-params gives replaces the default (Slurm reads the first).
 sched_params() {
-  local p=bf_interval=2,sched_interval=2
-  if [[ $SELECT_TYPE == select/omru* ]]; then
-    cat <<'COMMENT'
-# select/omru refuses to start (RUN_NOW) a job its plan holds back.  Slurm
-# would then skip every lower-priority job of that partition in the main
-# scheduler and have backfill reserve nodes for the held job.  With
-# bf_min_prio_reserve above every priority neither happens, so the plan alone
-# decides the order.  See select_omru_cons_tres(8).
-COMMENT
-    p+=,bf_min_prio_reserve=4294967295
+  local p="" kv
+  for kv in bf_interval=2 sched_interval=2; do
+    [[ ,$SCHED_EXTRA, == *,${kv%%=*}=* ]] || p+=${p:+,}$kv
+  done
+  echo "SchedulerParameters=$p${SCHED_EXTRA:+${p:+,}$SCHED_EXTRA}"
+}
+
+# priority_lines: --priority; multifactor with age and partition factors
+# (every job's own priority about 1000, its age adding to it), so sprio has
+# something to show besides the plan's part.
+priority_lines() {
+  echo "PriorityType=priority/$PRIORITY"
+  if [ "$PRIORITY" = multifactor ]; then
+    echo "PriorityWeightAge=1000"
+    echo "PriorityMaxAge=1-0"
+    echo "PriorityWeightPartition=1000"
+    echo "PriorityCalcPeriod=1"
   fi
-  echo "SchedulerParameters=$p${SCHED_EXTRA:+,$SCHED_EXTRA}"
 }
 
 # job_submit_line: job_submit/omru merges the fields the nodes add to a

@@ -1,89 +1,132 @@
 #!/usr/bin/env bash
-# slurm-burst.sh - what planning costs slurmctld under a submission burst:
-# 2,000 GPU training jobs submitted at once (4 sbatch in parallel) to the
-# local 4x4 cluster, run twice in this one invocation:
-#   omru      select/omru_cons_tres, each job --omru-gpus=1-4 (moldable)
-#   baseline  select/cons_tres + sched/backfill, each job --gpus=2
-# Jobs run demo/omru-job-emulator on time-scaled T4 profiles (seconds per
-# epoch), so jobs start and end during the window.  Reports, for each run,
-# sdiag's main and backfill cycle times over the burst and the window
-# after it, the submission time, and for omru the controller's own plan
-# cost line (plans, mean/max ms, incremental re-plans); then the ratios
-# omru / baseline (goal <= 1.2).  Reports, never asserts.  Needs root.
+# slurm-burst.sh - what planning costs slurmctld's own loops under a
+# submission burst: OMRU_BURST_JOBS GPU jobs (2,000 by default; 20,000 is
+# the large case) submitted at once (4 sbatch in parallel) to the local 4x4
+# cluster, the same sbatch lines under each select type in this one
+# invocation:
+#   omru      select/omru_cons_tres
+#   baseline  select/cons_tres + sched/backfill (the --omru-* options are
+#             accepted by spank_omru and ignored: the users' own --gpus)
+# The jobs, a fixed sequence: two users (root and nobody, 1 in 4),
+# two partitions (gpu: n1-n4, half: n3-n4, 1 in 3), --gpus 1, 2, 4 or 8;
+# 3 in 4 OMRU jobs (--omru-gpus=1-G, a T4 model, 1-3 epochs on time-scaled
+# T4 profiles: demo/omru-job-emulator), 1 in 4 plain (sleep).
+# Reports, for each run, sdiag's main and backfill cycle means and maxima
+# over the burst and the window after it, cycles, jobs started per minute,
+# jobs lost (submitted but unknown to sacct) or started twice, and for omru
+# the planner's and the snapshot's cost; then the ratios omru / baseline
+# (goals: main mean <= 1.2, backfill mean <= 1.0).  Reports, never asserts.
+# Needs root and a user nobody.
 #
 # usage: tests/bench/slurm-burst.sh [BUILD_DIR]
 # env:   OMRU_BURST_JOBS (2000), OMRU_BURST_WINDOW_S (60: after the burst),
-#        OMRU_BENCH_SCALE (0.001 wall s per profiled s),
-#        OMRU_BENCH_PORT_BASE (17600)
+#        OMRU_BURST_RUNS ("omru baseline": which runs, in order),
+#        OMRU_BURST_SCHED_PARAMS (SchedulerParameters items for the omru
+#        run, e.g. bf_min_prio_reserve=4294967295 to measure a build from
+#        before the plan ordered the queue), OMRU_BENCH_SCALE (0.001 wall s
+#        per profiled s), OMRU_BENCH_PORT_BASE (17600)
 set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${1:-$top/build}
 jobs=${OMRU_BURST_JOBS:-2000}
 window=${OMRU_BURST_WINDOW_S:-60}
+runs=${OMRU_BURST_RUNS:-omru baseline}
 scale=${OMRU_BENCH_SCALE:-0.001}
 port=${OMRU_BENCH_PORT_BASE:-17600}
+id nobody >/dev/null 2>&1 || { echo "slurm-burst.sh: no user nobody to submit as" >&2; exit 2; }
 # shellcheck source=tests/bench/slurm-bench-lib.sh
 . "$top/tests/bench/slurm-bench-lib.sh"
 bench_setup slurm-burst "$build" "$scale" LogPlans=yes
 models=($(awk -F, 'NR > 1 && !/^#/ { print $1 }' "$top/data/profiles-t4.csv" | sort -u))
+# Room for the burst: Slurm keeps 10,000 jobs by default.
+echo "MaxJobCount=$((jobs * 2 + 1000))" >"$work/extra.conf"
 
-# One job's sbatch line, the same sequence in both runs.
-job_args() { # job_args I -> model and epochs of job I
-  local i=$1
-  echo "${models[$((i % ${#models[@]}))]} $((1 + i % 3))"
+# job_line I: the sbatch options of job I (the same in every run).
+job_line() {
+  local i=$1 g part user
+  g=$((1 << (i % 4)))
+  part=gpu
+  [ $((i % 3)) = 2 ] && part=half
+  user=root
+  [ $((i % 4)) = 3 ] && user=nobody
+  if [ $((i % 4)) = 1 ]; then
+    echo "$user -p $part --gpus=$g --wrap=sleep_$((1 + i % 5))"
+  else
+    echo "$user -p $part --gpus=$g --omru-model=${models[$((i % ${#models[@]}))]} --omru-epochs=$((1 + i % 3)) --omru-gpus=1-$g $top/demo/omru-job-emulator"
+  fi
+}
+
+# submit_all: the burst, 4 sbatch at once (a busy slurmctld may ask a
+# client to retry: sbatch does, up to its own limit).
+submit_all() {
+  local i
+  for ((i = 0; i < jobs; i++)); do job_line "$i"; done |
+    xargs -P 4 -L 1 sh -c 'u=$0; shift
+      case $* in *--wrap=*) w=${*##*--wrap=}; set -- ${*%%--wrap=*} --wrap "$(echo "$w" | tr _ " ")" ;; esac
+      sbatch --parsable --uid="$u" --chdir=/tmp -o /dev/null -J burst -t 60 "$@" >/dev/null ||
+        echo "sbatch failed: $*" >&2' 2>&1 | sort | uniq -c | head -n 5 >&2 || true
 }
 
 # burst NAME SELECT_TYPE: start a cluster, submit the burst, wait the
-# window; sets SUBMIT_S, MAIN_MEAN, MAIN_MAX, MAIN_CYCLES, BF_MEAN, PLAN.
+# window; sets R_* for the run.
 burst() {
-  local name=$1 select=$2
-  mkdir -p "$state"
-  "$top/scripts/cluster/start.sh" --state "$state" --select-type "$select" \
-    --plugin-dir "$build/select_plugin/.libs" --plugstack "$work/plugstack.conf" \
-    --omru-conf "$work/omru.conf" --port-base "$port" >/dev/null
-  # shellcheck disable=SC1091
-  . "$state/env.sh"
-  local opts
-  if [ "$name" = omru ]; then opts=--omru-gpus=1-4; else opts=--gpus=2; fi
+  local name=$1 select=$2 sched=()
+  [ "$name" = omru ] && [ -n "${OMRU_BURST_SCHED_PARAMS:-}" ] &&
+    sched=(--sched-params "$OMRU_BURST_SCHED_PARAMS")
+  bench_cluster_up "$select" --partitions 'gpu:n[1-4];half:n[3-4]' --users nobody \
+    --extra-conf "$work/extra.conf" "${sched[@]}"
   sdiag -r >/dev/null
-  local t0; t0=$(date +%s.%N)
-  seq 0 $((jobs - 1)) | while read -r i; do echo "$i $(job_args "$i")"; done |
-    xargs -P 4 -n 3 sh -c 'sbatch --parsable -o /dev/null -J "b$0" -t 60 \
-      --omru-model="$1" --omru-epochs="$2" '"$opts"' "'"$top"'/demo/omru-job-emulator" >/dev/null'
-  SUBMIT_S=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+  local t0 t1; t0=$(date +%s.%N)
+  submit_all
+  t1=$(date +%s.%N)
+  R_SUBMIT=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", b - a }')
   sleep "$window"
   local sd; sd=$(sdiag)
-  MAIN_MEAN=$(sdiag_field "Main schedule statistics" "Mean cycle" "$sd")
-  MAIN_MAX=$(sdiag_field "Main schedule statistics" "Max cycle" "$sd")
-  MAIN_CYCLES=$(sdiag_field "Main schedule statistics" "Total cycles" "$sd")
-  BF_MEAN=$(sdiag_field "Backfilling stats" "Mean cycle" "$sd")
-  STARTED=$(sacct -n -X -S now-1hours -o State | grep -cE 'RUNNING|COMPLETED' || true)
+  R_MAIN=$(sdiag_field "Main schedule statistics" "Mean cycle" "$sd")
+  R_MAIN_MAX=$(sdiag_field "Main schedule statistics" "Max cycle" "$sd")
+  R_MAIN_N=$(sdiag_field "Main schedule statistics" "Total cycles" "$sd")
+  R_BF=$(sdiag_field "Backfilling stats" "Mean cycle" "$sd")
+  R_BF_MAX=$(sdiag_field "Backfilling stats" "Max cycle" "$sd")
+  R_BF_N=$(sdiag_field "Backfilling stats" "Total cycles" "$sd")
+  local rows; rows=$(sacct -n -X -D -P -a -S now-3hours -o JobID,State,Start)
+  R_KNOWN=$(cut -d'|' -f1 <<<"$rows" | sort -u | grep -c . || true)
+  R_STARTED=$(awk -F'|' '$3 != "Unknown" && $3 != "None" { print $1 }' <<<"$rows" | sort -u | grep -c . || true)
+  R_TWICE=$(awk -F'|' '$3 != "Unknown" && $3 != "None" { print $1 }' <<<"$rows" | sort | uniq -d | grep -c . || true)
+  R_LOST=$((jobs - R_KNOWN))
+  R_PER_MIN=$(awk -v n="$R_STARTED" -v s="$R_SUBMIT" -v w="$window" 'BEGIN { printf "%.0f", 60 * n / (s + w) }')
   # Every re-plan's line: the planner's own time (last_ms), with the
   # snapshot of jobs and nodes (replan_ms), and how it searched.
-  PLAN=$(grep -o 'plan: plans=.*' "$OMRU_CLUSTER_CTLD_LOG" | awk '
+  R_PLAN=$(grep -o 'plan: plans=.*' "$OMRU_CLUSTER_CTLD_LOG" | awk '
     { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
       n++; p += v["last_ms"]; r += v["replan_ms"]; s += v["snapshot_ms"]
-      if (v["replan_ms"] > m) m = v["replan_ms"]; jobs = v["jobs"]; inc = v["incremental"] }
+      if (v["replan_ms"] > m) m = v["replan_ms"]; if (v["jobs"] > j) j = v["jobs"]; inc = v["incremental"] }
     END { if (n) printf "%d re-plans (%d incremental), up to %d jobs: planner %.2f ms, " \
       "with the snapshot %.2f ms (snapshot %.2f ms) on average, worst %.2f ms", \
-      n, inc, jobs, p / n, r / n, s / n, m }' || true)
-  scancel -u "$(id -un)" 2>/dev/null || true
+      n, inc, j, p / n, r / n, s / n, m }' || true)
+  scancel -u root 2>/dev/null || true
+  scancel -u nobody 2>/dev/null || true
   "$top/scripts/cluster/stop.sh" --state "$state" >/dev/null
+  rm -rf "$state"
 }
 
-echo "# $jobs jobs submitted at once to 4x4, then $window s; time scale $scale"
-burst omru select/omru_cons_tres
-o_sub=$SUBMIT_S o_main=$MAIN_MEAN o_max=$MAIN_MAX o_cyc=$MAIN_CYCLES o_bf=$BF_MEAN o_started=$STARTED o_plan=$PLAN
-burst baseline select/cons_tres
-b_sub=$SUBMIT_S b_main=$MAIN_MEAN b_max=$MAIN_MAX b_cyc=$MAIN_CYCLES b_bf=$BF_MEAN b_started=$STARTED
-
-printf '%-9s %9s %13s %12s %11s %11s %8s\n' run submit_s main_mean_us main_max_us main_cycles bf_mean_us started
-printf '%-9s %9s %13s %12s %11s %11s %8s\n' omru "$o_sub" "${o_main:-?}" "${o_max:-?}" "${o_cyc:-?}" "${o_bf:-?}" "$o_started"
-printf '%-9s %9s %13s %12s %11s %11s %8s\n' baseline "$b_sub" "${b_main:-?}" "${b_max:-?}" "${b_cyc:-?}" "${b_bf:-?}" "$b_started"
-awk -v om="${o_main:-0}" -v bm="${b_main:-0}" -v ob="${o_bf:-0}" -v bb="${b_bf:-0}" \
-    -v os="$o_sub" -v bs="$b_sub" 'BEGIN {
-  if (bm > 0) printf "main cycle omru / baseline:     %.2f (goal <= 1.2)\n", om / bm
-  if (bb > 0) printf "backfill cycle omru / baseline: %.2f (goal <= 1.2)\n", ob / bb
-  printf "submission omru / baseline:     %.2f\n", os / bs
-}'
-echo "planner in slurmctld: ${o_plan:-?}"
+echo "# $jobs jobs submitted at once to 4x4 (2 partitions, 2 users, --gpus 1-8, 3/4 OMRU), then $window s; time scale $scale"
+printf '%-9s %9s %10s %10s %7s %9s %9s %7s %8s %8s %5s %6s\n' run submit_s main_us main_max main_n bf_us bf_max bf_n started per_min lost twice
+declare -A MAIN BF
+for run in $runs; do
+  case $run in
+    omru) burst omru select/omru_cons_tres ;;
+    baseline) burst baseline select/cons_tres ;;
+    *) echo "slurm-burst.sh: unknown run '$run'" >&2; exit 2 ;;
+  esac
+  MAIN[$run]=${R_MAIN:-0} BF[$run]=${R_BF:-0}
+  printf '%-9s %9s %10s %10s %7s %9s %9s %7s %8s %8s %5s %6s\n' "$run" "$R_SUBMIT" \
+    "${R_MAIN:-?}" "${R_MAIN_MAX:-?}" "${R_MAIN_N:-?}" "${R_BF:-?}" "${R_BF_MAX:-?}" \
+    "${R_BF_N:-?}" "$R_STARTED" "$R_PER_MIN" "$R_LOST" "$R_TWICE"
+  [ "$run" = omru ] && echo "planner in slurmctld: ${R_PLAN:-?}"
+done
+if [ -n "${MAIN[omru]:-}" ] && [ -n "${MAIN[baseline]:-}" ]; then
+  awk -v om="${MAIN[omru]}" -v bm="${MAIN[baseline]}" -v ob="${BF[omru]}" -v bb="${BF[baseline]}" 'BEGIN {
+    if (bm > 0) printf "main cycle omru / baseline:     %.2f (goal <= 1.2)\n", om / bm
+    if (bb > 0) printf "backfill cycle omru / baseline: %.2f (goal <= 1.0)\n", ob / bb
+  }'
+fi

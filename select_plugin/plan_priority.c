@@ -20,9 +20,9 @@
  *                                          sum far below it)
  *   outside        untouched               CPU-only jobs, jobs the plan
  *                                          cannot model (Slurm's order)
- *   held back      count - i (>= 1)        the lowest, in planned-start
+ *   held back      1000 - i (>= 1)         the lowest, in planned-start
  *                                          order (beyond the planned queue:
- *                                          last)
+ *                                          last; from the 1000th on, 1)
  *
  * A job's part (its band's priority less what Slurm's own factors give
  * it) is kept here and written as its site factor (job_ptr->site_factor,
@@ -42,8 +42,12 @@
 
 #include "src/slurmctld/locks.h"
 
-#define PRIO_MAX 0xfffffffeU /* 0xffffffff: "exceeds 32 bits" */
+#define OMRU_PRIO_MAX 0xfffffffeU /* 0xffffffff: "exceeds 32 bits" */
 #define PRIO_START_SLOTS 0xfffeU /* basic: down to above 0xffff0000 */
+/* The held band: 1..this, so that it stays below the priorities Slurm's
+ * own factors give jobs outside the plan (multifactor weights in the
+ * thousands); held jobs beyond it share priority 1. */
+#define PRIO_HELD_SLOTS 1000
 
 /* A job whose priority the plan set. */
 typedef struct {
@@ -58,7 +62,7 @@ typedef struct {
 static uint32_t start_top(void)
 {
 	return xstrcasestr(slurm_conf.priority_type, "multifactor") ?
-		       0x7fffffffU : PRIO_MAX;
+		       0x7fffffffU : OMRU_PRIO_MAX;
 }
 
 /* Under plan_lock, sorted by job_id: the priorities in effect, and the
@@ -100,7 +104,7 @@ static uint32_t own_priority(job_record_t *job_ptr, const prio_entry_t *e)
 	if (!e)
 		return job_ptr->priority;
 	int64_t p = (int64_t) job_ptr->priority - e->part;
-	return p < 1 ? 1 : p > (int64_t) PRIO_MAX ? PRIO_MAX : (uint32_t) p;
+	return p < 1 ? 1 : p > (int64_t) OMRU_PRIO_MAX ? OMRU_PRIO_MAX : (uint32_t) p;
 }
 
 /* Caller holds plan_lock. */
@@ -190,14 +194,19 @@ extern void plan_priority_update(void)
 	uint32_t top = start_top();
 	for (int i = 0; i < n; i++)
 		held += r[i].band == 1;
+	held = MIN(held, PRIO_HELD_SLOTS);
 	xfree(next);
 	next = n ? xcalloc(n, sizeof(*next)) : NULL;
 	next_count = n;
 	for (int i = 0; i < n; i++) {
 		next[i].job_id = r[i].job_id;
-		next[i].target = r[i].band == 0 ?
-			top - MIN((uint32_t) starts++, PRIO_START_SLOTS) :
-			(uint32_t) MAX(1, held--);
+		if (r[i].band == 0) {
+			next[i].target = top - MIN((uint32_t) starts, PRIO_START_SLOTS);
+			starts++;
+		} else {
+			next[i].target = (uint32_t) MAX(1, held);
+			held--;
+		}
 	}
 	if (n)
 		qsort(next, n, sizeof(*next), by_job_id);
@@ -219,13 +228,19 @@ extern void plan_priority_write(void)
 		if (find_entry(next, next_count, applied[i].job_id))
 			continue;
 		job_record_t *job_ptr = find_job_record(applied[i].job_id);
-		if (!job_ptr || !IS_JOB_PENDING(job_ptr) || job_ptr->direct_set_prio)
+		if (!job_ptr || job_ptr->direct_set_prio)
 			continue;
-		if (job_ptr->priority > 0) {
+		if (IS_JOB_PENDING(job_ptr) && job_ptr->priority > 0) {
 			uint32_t own = own_priority(job_ptr, &applied[i]);
 			set_priority(job_ptr, own, own, applied[i].own_site);
-		} else { /* held since: Slurm sets its priority at release */
+		} else {
+			/* Started (its priority the plan's, which started
+			 * it) or held (Slurm sets one at release): its own
+			 * site factor, for a requeue's recalculation. */
 			job_ptr->site_factor = applied[i].own_site;
+			if (job_ptr->prio_factors)
+				job_ptr->prio_factors->priority_site =
+					applied[i].own_site;
 		}
 	}
 	for (int i = 0; i < next_count; i++) {

@@ -1,13 +1,17 @@
 /*
- * background_sync.c - select/omru's own thread in slurmctld: what running
- * jobs reported, the profile store's saves, pipeline splits' factors and
- * elastic stops, the plan's priorities, all off slurmctld's scheduling path.
+ * background_sync.c - select/omru's own thread in slurmctld: the plans and
+ * their priorities, what running jobs reported, the profile store's saves,
+ * pipeline splits' factors and elastic stops, all off slurmctld's
+ * scheduling path.
  */
 #include "plan_glue.h"
 
 #include <string.h>
 
 #include "src/slurmctld/locks.h"
+
+/* slurmctld's: a scheduling pass soon (slurmctld.h). */
+extern void queue_job_scheduler(void) __attribute__((weak));
 
 /*
  * The profile store is written by this thread, never by slurmctld's own
@@ -129,59 +133,78 @@ static void gains_sync_once(void)
 }
 
 /*
- * With nothing pending slurmctld never calls job_test, yet a job's end may
- * leave GPUs a running elastic job should grow into: this thread re-plans
- * then (as job_test would) and sends the stops, under slurmctld's locks
- * taken in its own order (them first, then plan_lock).
+ * The plans: made here, never inside slurmctld's scheduling cycles (whose
+ * job_test calls only read the last plan's answers and ask for the next,
+ * want_plan), under slurmctld's locks taken in its own order (them first,
+ * then plan_lock), between its cycles.  After a plan: the jobs' priorities
+ * in its order (plan_priority.c), the elastic stops it decided, and a
+ * scheduling pass, so its starts do not wait for slurmctld's next event or
+ * sched_interval.  With nothing pending slurmctld never calls job_test, yet
+ * a job's end may leave GPUs a running elastic job should grow into: the
+ * plan comes here all the same.
  */
-static void elastic_tick(void)
+static void plan_tick(void)
 {
 	slurmctld_lock_t locks = { .job = WRITE_LOCK, .node = READ_LOCK,
 				   .part = READ_LOCK };
 
-	if (!lock_slurmctld || !settings.elastic)
+	if (!lock_slurmctld)
 		return;
 	/* slurmctld's write lock only when a plan is due (looked at first
 	 * under plan_lock alone, which must not be held while taking it). */
 	slurm_mutex_lock(&plan_lock);
-	bool due = plan_due(mono_now()) || planned_since_stops;
+	bool due = plan_wanted_now(mono_now()) || planned_since_stops;
 	slurm_mutex_unlock(&plan_lock);
 	if (!due)
 		return;
 	lock_slurmctld(locks);
 	slurm_mutex_lock(&plan_lock);
 	double t = mono_now();
-	if (plan_due(t)) {
+	bool planned = false;
+	if (plan_wanted_now(t)) {
 		dirty = false;
+		replan_now = false;
+		plan_wanted = false;
 		last_plan_at = t;
 		replan(time(NULL));
-		plan_priority_write(); /* no cycle runs: this thread holds the lock */
+		planned = true;
 	}
-	bool send = planned_since_stops;
+	plan_priority_write(); /* no cycle runs: this thread holds the lock */
+	bool send = planned_since_stops && settings.elastic;
 	planned_since_stops = false;
 	slurm_mutex_unlock(&plan_lock);
 	if (send)
 		omru_elastic_after_plan(ctl, &plan_lock);
 	unlock_slurmctld(locks);
+	if (planned && queue_job_scheduler)
+		queue_job_scheduler();
 }
 
+/* The thread: plans as soon as one is wanted (woken) or due (every
+ * second), the rest every STORE_SYNC_S. */
 static void *store_sync(void *arg)
 {
+	double last_sync = 0;
+
 	(void) arg;
 	slurm_mutex_lock(&plan_lock);
 	while (!store_stop) {
 		struct timespec until;
 		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += STORE_SYNC_S;
-		pthread_cond_timedwait(&store_wake, &plan_lock, &until);
+		until.tv_sec += 1;
+		if (!plan_wanted_now(mono_now()))
+			pthread_cond_timedwait(&store_wake, &plan_lock, &until);
 		if (store_stop)
 			break;
 		slurm_mutex_unlock(&plan_lock);
+		plan_tick();
 		plan_priority_write_locked();
-		learn_reported_rows();
-		store_sync_once();
-		gains_sync_once();
-		elastic_tick();
+		if (mono_now() - last_sync >= STORE_SYNC_S) {
+			last_sync = mono_now();
+			learn_reported_rows();
+			store_sync_once();
+			gains_sync_once();
+		}
 		slurm_mutex_lock(&plan_lock);
 	}
 	slurm_mutex_unlock(&plan_lock);

@@ -18,74 +18,56 @@
 
 #pragma weak license_job_test
 
-static uint32_t forced_for = 0; /* the last job planned at once as new */
-static long forced_at = -1; /* ... before plan number forced_at */
+static uint32_t forced_for = 0; /* the last job that asked for a plan as new */
+static long forced_at = -1; /* ... to be plan number forced_at */
 static time_t seen_node_update = 0;
 
 /*
- * New jobs force a plan at most this often (doc/report-bounds.md): a
- * stream of submissions must not plan back to back, whatever
- * PlanIntervalMin says.  A new job that comes sooner waits for that plan
- * (at most this long) instead of starting as plain cons_tres.
+ * Whether a plan is wanted, from job_test (caller holds plan_lock): plans
+ * are made by select/omru's thread (background_sync.c), never inside
+ * slurmctld's scheduling cycles, which then only read the last plan's
+ * answers.  RET whether the job is new to the plans and waits for the next
+ * one (at most forced_gap_s away) instead of starting as plain cons_tres.
  */
-static double last_forced_at = -1e18;
-static double forced_gap_s(void)
+static bool want_plan(job_record_t *job_ptr)
 {
-	return MAX(settings.plan_interval_min_s, 1.0);
-}
-
-/* RET whether the job is new to the plans and waits for the next one. */
-static bool maybe_replan(job_record_t *job_ptr, time_t now)
-{
-	double t = mono_now();
 	omru_ctl_decision_t d;
 	bool known = omru_ctl_lookup(ctl, job_ptr->job_id, &d);
+	bool waits = false;
 
 	if (&last_node_update && last_node_update != seen_node_update) {
 		seen_node_update = last_node_update;
 		dirty = true;
 	}
-	bool unseen = false, deferred = false;
 	if (!known && IS_JOB_PENDING(job_ptr)) {
 		dirty = true; /* a new job */
 		/*
 		 * One no plan had yet (submitted, released, freed since, or
-		 * let go by a Slurm limit that kept it out of the plan):
-		 * planned now, whatever PlanIntervalMin says, or it would
-		 * start as plain cons_tres.  Once per job and plan, in case
-		 * the plan leaves it out for a reason Slurm does not test
-		 * first.
+		 * let go by a Slurm limit that kept it out of the plan): the
+		 * next plan comes whatever PlanIntervalMin says.  Once per job
+		 * and plan, in case the plan leaves it out for a reason Slurm
+		 * does not test first.  Slurm asking about a job whose reason
+		 * kept it out of the plans means that reason cleared (doc/
+		 * slurm-facts.md, section 7): the next plan admits it.
 		 */
 		long plans = omru_ctl_plan_count(ctl);
 		if (!omru_ctl_offered(ctl, job_ptr->job_id) &&
 		    !limit_blocked_has(job_ptr->job_id) &&
 		    (job_ptr->job_id != forced_for || plans != forced_at)) {
-			if (t - last_forced_at >= forced_gap_s()) {
-				forced_for = job_ptr->job_id;
-				forced_at = plans + 1;
-				last_forced_at = t;
-				unseen = true;
-			} else {
-				deferred = true;
-			}
+			forced_for = job_ptr->job_id;
+			forced_at = plans + 1;
+			plan_wanted = true;
+			waits = true;
+			admitted_note(job_ptr->job_id);
 		}
 	}
 	/* A start the plan counts on that Slurm keeps waiting (a limit
 	 * reached, a license taken): its GPUs go to others now. */
 	if (!replan_now && planned_start_blocked(job_ptr->job_id))
 		replan_now = true;
-	if (unseen || replan_now || plan_due(t)) {
-		dirty = false;
-		replan_now = false;
-		last_plan_at = t;
-		/* Slurm asks about it: whatever reason it waited for has
-		 * cleared (doc/slurm-facts.md, section 7). */
-		admitted_job = IS_JOB_PENDING(job_ptr) ? job_ptr->job_id : 0;
-		replan(now);
-		admitted_job = 0;
-		deferred = false;
-	}
-	return deferred;
+	if (plan_wanted || replan_now || plan_due(mono_now()))
+		omru_sync_wake();
+	return waits;
 }
 
 /* Its user's GPU limits leave it too few now: Slurm's reason's name. */
@@ -208,9 +190,8 @@ extern int omru_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	cost.tests[mode == SELECT_MODE_RUN_NOW ? 0 : mode == SELECT_MODE_TEST_ONLY ? 1 : 2]++;
 	bool deferred = false;
 	if (mode != SELECT_MODE_TEST_ONLY)
-		deferred = maybe_replan(job_ptr, now);
+		deferred = want_plan(job_ptr);
 	bool known = omru_ctl_lookup(ctl, job_ptr->job_id, &d);
-	deferred = deferred && !known;
 	bool refused = mode == SELECT_MODE_RUN_NOW && d.kind == OMRU_DECIDE_PASS &&
 		       refusals_has(job_ptr->job_id);
 	bool over_limit = mode != SELECT_MODE_TEST_ONLY && d.kind != OMRU_DECIDE_START &&
@@ -225,7 +206,7 @@ extern int omru_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 		xfree(job_ptr->state_desc);
 		xstrfmtcat(job_ptr->state_desc,
 			   "OMRU plan: planned within %.0f s (new jobs make a plan "
-			   "at most that often)", forced_gap_s());
+			   "at most that often)", plan_forced_gap_s());
 		return SLURM_ERROR;
 	}
 	if (over_limit && mode == SELECT_MODE_RUN_NOW) {

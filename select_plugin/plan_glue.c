@@ -21,7 +21,7 @@ omru_ctl_settings_t settings;
 bool dirty = true;
 bool gpus_freed = false;
 bool replan_now = false;
-uint32_t admitted_job = 0;
+bool plan_wanted = false;
 bool planned_since_stops = false;
 double last_plan_at = -1e300;
 plan_cost_t cost;

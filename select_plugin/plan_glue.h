@@ -13,8 +13,8 @@
  *   asked_gpus.c        what a moldable job asked before it was rewritten
  *   node_features.c     --constraint against a node's features
  *   plan_priority.c     the plan's order as the jobs' priorities
- *   background_sync.c   the thread: profile store, splits, elastic stops,
- *                       the plan's priorities
+ *   background_sync.c   the thread: the plans and their priorities,
+ *                       profile store, splits, elastic stops
  * Everything runs inside slurmctld only (the other Slurm commands that
  * load the plugin never start the planner).
  */
@@ -76,13 +76,16 @@ extern bool dirty; /* something changed since the last plan */
  * plan that gives them out is due sooner than PlanIntervalMin
  * (plan_due, plan_snapshot.c). */
 extern bool gpus_freed;
-/* A plan at the next job_test, whatever PlanIntervalMin says: the last
- * one counted on a start Slurm did not make. */
+/* A plan at once, whatever PlanIntervalMin says: the last one counted on
+ * a start Slurm did not make. */
 extern bool replan_now;
-/* A pending job slurmctld asks RUN_NOW for although no plan has it:
- * Slurm's own checks passed, so the next plan takes it in whatever its
- * state_reason still says (0: none). */
-extern uint32_t admitted_job;
+/* A job new to the plans waits for one: the next plan comes within
+ * plan_forced_gap_s. */
+extern bool plan_wanted;
+/* Pending jobs slurmctld asked about although no plan had them: Slurm's
+ * own checks passed, so the next plan takes them in whatever their
+ * state_reason still says (plan_snapshot.c; caller holds plan_lock). */
+extern void admitted_note(uint32_t job_id);
 extern bool planned_since_stops; /* stops to send (elastic_glue.c) */
 extern double last_plan_at; /* monotonic seconds */
 /* A re-plan as slurmctld pays for it: reading its jobs and nodes (the
@@ -184,6 +187,9 @@ extern bool node_has_features(node_record_t *n, const char *features);
 /* plan_snapshot.c (callers hold plan_lock and slurmctld's job and node
  * locks) */
 extern bool plan_due(double t);
+/* Whether the thread makes a plan now (caller holds plan_lock). */
+extern bool plan_wanted_now(double t);
+extern double plan_forced_gap_s(void);
 extern void replan(time_t now);
 /* Whether Slurm keeps the pending job waiting for a reason of its own (a
  * limit, license, reservation, partition state): no plan counts on it. */

@@ -99,6 +99,28 @@ extern bool job_blocked_by_slurm(job_record_t *job_ptr)
 	}
 }
 
+/* admitted_note's jobs, until the next plan has taken them in. */
+#define ADMITTED_MAX 4096
+static uint32_t admitted[ADMITTED_MAX];
+static int admitted_len = 0;
+
+extern void admitted_note(uint32_t job_id)
+{
+	for (int i = 0; i < admitted_len; i++)
+		if (admitted[i] == job_id)
+			return;
+	if (admitted_len < ADMITTED_MAX)
+		admitted[admitted_len++] = job_id;
+}
+
+static bool admitted_has(uint32_t job_id)
+{
+	for (int i = 0; i < admitted_len; i++)
+		if (admitted[i] == job_id)
+			return true;
+	return false;
+}
+
 /* Pending jobs that cannot start whatever the plan says stay out of it. */
 static bool job_waits_for_other_reasons(job_record_t *job_ptr, time_t now)
 {
@@ -106,7 +128,7 @@ static bool job_waits_for_other_reasons(job_record_t *job_ptr, time_t now)
 		return true;
 	if (job_ptr->details && job_ptr->details->begin_time > now)
 		return true;
-	return job_ptr->job_id != admitted_job && job_blocked_by_slurm(job_ptr) &&
+	return !admitted_has(job_ptr->job_id) && job_blocked_by_slurm(job_ptr) &&
 	       !pool_wait_modelled(job_ptr);
 }
 
@@ -467,6 +489,7 @@ extern void replan(time_t now)
 		error("%s: planning failed, GPU jobs are scheduled as plain "
 		      "cons_tres until the next plan: %s", plugin_type, err);
 	keep_planned_starts();
+	admitted_len = 0;
 	plan_priority_update();
 	omru_sync_wake(); /* its thread writes the priorities */
 	double snap_ms = 1e3 * (t1 - t0), total_ms = 1e3 * (mono_now() - t0);
@@ -526,4 +549,21 @@ extern bool plan_due(double t)
 	return ctl && ((dirty && t - last_plan_at >= settings.plan_interval_min_s) ||
 		       (gpus_freed && t - last_plan_at >= freed_gap_s()) ||
 		       t - last_plan_at >= settings.plan_interval_max_s);
+}
+
+/*
+ * New jobs bring the next plan at most this often (doc/report-bounds.md):
+ * a stream of submissions must not plan back to back, whatever
+ * PlanIntervalMin says.  Such a job waits for that plan (at most this
+ * long) instead of starting as plain cons_tres.
+ */
+extern double plan_forced_gap_s(void)
+{
+	return MAX(settings.plan_interval_min_s, 1.0);
+}
+
+extern bool plan_wanted_now(double t)
+{
+	return ctl && (replan_now || plan_due(t) ||
+		       (plan_wanted && t - last_plan_at >= plan_forced_gap_s()));
 }

@@ -38,6 +38,9 @@ id nobody >/dev/null 2>&1 || { echo "slurm-burst.sh: no user nobody to submit as
 . "$top/tests/bench/slurm-bench-lib.sh"
 bench_setup slurm-burst "$build" "$scale" LogPlans=yes
 models=($(awk -F, 'NR > 1 && !/^#/ { print $1 }' "$top/data/profiles-t4.csv" | sort -u))
+# The plain jobs: a sleep.
+printf '#!/bin/sh\nsleep "$1"\n' >"$work/plain.sh"
+chmod 755 "$work/plain.sh"
 # Room for the burst: Slurm keeps 10,000 jobs by default.
 echo "MaxJobCount=$((jobs * 2 + 1000))" >"$work/extra.conf"
 
@@ -50,7 +53,7 @@ job_line() {
   user=root
   [ $((i % 4)) = 3 ] && user=nobody
   if [ $((i % 4)) = 1 ]; then
-    echo "$user -p $part --gpus=$g --wrap=sleep_$((1 + i % 5))"
+    echo "$user -p $part --gpus=$g $work/plain.sh $((1 + i % 5))"
   else
     echo "$user -p $part --gpus=$g --omru-model=${models[$((i % ${#models[@]}))]} --omru-epochs=$((1 + i % 3)) --omru-gpus=1-$g $top/demo/omru-job-emulator"
   fi
@@ -61,10 +64,9 @@ job_line() {
 submit_all() {
   local i
   for ((i = 0; i < jobs; i++)); do job_line "$i"; done |
-    xargs -P 4 -L 1 sh -c 'u=$0; shift
-      case $* in *--wrap=*) w=${*##*--wrap=}; set -- ${*%%--wrap=*} --wrap "$(echo "$w" | tr _ " ")" ;; esac
-      sbatch --parsable --uid="$u" --chdir=/tmp -o /dev/null -J burst -t 60 "$@" >/dev/null ||
-        echo "sbatch failed: $*" >&2' 2>&1 | sort | uniq -c | head -n 5 >&2 || true
+    xargs -P 4 -L 1 sh -c 'sbatch --parsable --uid="$0" --chdir=/tmp -o /dev/null \
+      -J burst -t 60 "$@" >/dev/null || echo "sbatch failed: $0 $*"' 2>&1 |
+    sort | uniq -c | head -n 5 >&2 || true
 }
 
 # burst NAME SELECT_TYPE: start a cluster, submit the burst, wait the

@@ -123,7 +123,7 @@ extern void omru_job_begin(job_record_t *job_ptr)
 		return;
 	}
 	/* cons_tres put it on other nodes than planned (it asked -N more
-	 * than the plan packs it on): the next job of this pass is planned
+	 * than the plan packs it on): the next plan places the other jobs
 	 * on the nodes really taken, not on the plan's. */
 	if (job_ptr->node_bitmap && d.where_count > 0 &&
 	    bit_set_count(job_ptr->node_bitmap) != d.where_count)

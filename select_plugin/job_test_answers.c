@@ -1,6 +1,6 @@
 /*
  * job_test_answers.c - select_p_job_test with the plan in charge of GPU
- * jobs: re-plans when one is due, then answers from the plan.  RUN_NOW
+ * jobs: answers from the last plan and asks the thread for the next.  RUN_NOW
  * only for jobs the plan starts now, with the planned GPU count on the
  * planned nodes; WILL_RUN with the planned start; TEST_ONLY always with a
  * count that fits an empty cluster (refusing it would make the job
@@ -122,8 +122,8 @@ static bool nodes_completing(bitstr_t *planned)
  * cons_tres refused the planned start on `planned` (CPUs, memory, a GPU
  * type or a license there that the plan does not model, or a node Slurm
  * did not offer): the job is planned without those nodes until something
- * ends there, and a plan is made at once so its GPUs go to the next job of
- * this pass (start_refusals.c).
+ * ends there, and a plan is made at once, after this pass, so its GPUs go
+ * to the next job (start_refusals.c).
  */
 static void note_refusal(job_record_t *job_ptr, bitstr_t *planned)
 {
@@ -139,6 +139,7 @@ static void note_refusal(job_record_t *job_ptr, bitstr_t *planned)
 	slurm_mutex_lock(&plan_lock);
 	refusals_note(job_ptr->job_id, planned);
 	replan_now = true;
+	omru_sync_wake();
 	slurm_mutex_unlock(&plan_lock);
 }
 
@@ -308,6 +309,7 @@ extern int omru_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 			      "planned again", plugin_type, job_ptr);
 			slurm_mutex_lock(&plan_lock);
 			replan_now = true;
+			omru_sync_wake();
 			slurm_mutex_unlock(&plan_lock);
 #endif
 		} else {

@@ -83,9 +83,19 @@ static bool reconfigure_cannot_resume(void)
 	       !getenv("SLURMCTLD_RECONF_PARENT_FD");
 }
 
+/*
+ * Up to 24.11 slurmctld loads every select plugin in PluginDir, the
+ * configured one or not: only as SelectType does this one plan (its thread
+ * would otherwise reorder and resize the jobs of a cons_tres cluster).
+ */
+static bool configured_select_type(void)
+{
+	return !xstrcmp(slurm_conf.select_type, plugin_type);
+}
+
 extern int omru_plan_init(void)
 {
-	if (!running_in_slurmctld())
+	if (!running_in_slurmctld() || !configured_select_type())
 		return SLURM_SUCCESS;
 	ctl = omru_ctl_create();
 	memo = test_only_memo_create();

@@ -27,7 +27,8 @@ static time_t seen_node_update = 0;
  * are made by select/omru's thread (background_sync.c), never inside
  * slurmctld's scheduling cycles, which then only read the last plan's
  * answers.  RET whether the job is new to the plans and waits for the next
- * one (at most forced_gap_s away) instead of starting as plain cons_tres.
+ * one (at most plan_forced_gap_s away) instead of starting as plain
+ * cons_tres.
  */
 static bool want_plan(job_record_t *job_ptr)
 {

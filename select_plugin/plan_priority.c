@@ -27,14 +27,16 @@
  * A job's part (its band's priority less what Slurm's own factors give
  * it) is kept here and written as its site factor (job_ptr->site_factor,
  * what sprio shows as SITE), so priority/multifactor's next recalculation
- * lands on the same priority; priority/basic never recalculates.  Jobs the plan no longer has get back
- * their own site factor and priority.  Jobs whose priority an admin set
- * (scontrol update Priority=) or that are held (priority 0) are left alone.
+ * lands on the same priority; priority/basic never recalculates.  Jobs the
+ * plan no longer has get back their own site factor and priority.  Jobs
+ * whose priority an admin set (scontrol update Priority=) or that are held
+ * (priority 0, which must never be written: it is a hold) are left alone.
  *
  * slurmctld's scheduler writes back the priority its queue was built with
  * to each job it pops (job_scheduler.c, "job_ptr->priority =
- * job_queue_rec->priority"), so a plan made inside a cycle is applied again
- * by select/omru's thread once the cycle has let go of the job lock.
+ * job_queue_rec->priority"), so the priorities are written only by
+ * select/omru's thread, between cycles (plan_priority_write), never inside
+ * one: a job's priority and site factor then always agree.
  */
 #include "plan_glue.h"
 

@@ -198,7 +198,6 @@ static void *store_sync(void *arg)
 			break;
 		slurm_mutex_unlock(&plan_lock);
 		plan_tick();
-		plan_priority_write_locked();
 		if (mono_now() - last_sync >= STORE_SYNC_S) {
 			last_sync = mono_now();
 			learn_reported_rows();

@@ -80,6 +80,14 @@ static uint32_t at_least_one(uint32_t v, uint32_t unset)
 	return (v == 0 || v == unset) ? 1 : v;
 }
 
+/* The job's tasks (-n) and CPUs per task (-c), 1 when unset. */
+extern void job_task_shape(const job_details_t *d, uint64_t *tasks,
+			   uint64_t *per_task)
+{
+	*tasks = at_least_one(d->num_tasks, NO_VAL);
+	*per_task = at_least_one(d->cpus_per_task, NO_VAL16);
+}
+
 /*
  * A job that set --cpus-per-gpu itself keeps it (job_cpus_per_gpu), so
  * below ceil(tasks x cpus-per-task / that) GPUs its tasks would not get
@@ -96,8 +104,8 @@ static void range_from_tasks(job_record_t *job_ptr, omru_job_options_t *o)
 	if (!(o->set & OMRU_OPT_GPUS) || !d || per_gpu <= 0 ||
 	    !job_asked_cpus_per_gpu(job_ptr))
 		return;
-	uint64_t tasks = at_least_one(d->num_tasks, NO_VAL);
-	uint64_t per_task = at_least_one(d->cpus_per_task, NO_VAL16);
+	uint64_t tasks, per_task;
+	job_task_shape(d, &tasks, &per_task);
 	uint64_t need = (tasks * per_task + per_gpu - 1) / per_gpu;
 	if (need > o->gpus_min)
 		o->gpus_min = need < o->gpus_max ? (uint32_t) need : o->gpus_max;
@@ -133,10 +141,10 @@ extern void job_options(job_record_t *job_ptr, job_gpus_t *g)
  * A job that set --cpus-per-gpu itself: slurmctld made its minimum CPUs
  * the GPUs it asked times that at submission (gres_job_state_validate), so
  * at a lower count it would ask more CPUs than 24.11's cons_tres gives its
- * GPUs on a node, and be spread or refused.  A requeue starts again from
- * the count it is rewritten to (the plan rewrites it again).  Derived again from the count
- * it is rewritten to, never below its tasks' CPUs.  Other jobs' minimum
- * comes from their tasks and stays.
+ * GPUs on a node, and be spread or refused.  Derived again from the count
+ * it is rewritten to, never below its tasks' CPUs (a requeue starts from
+ * that count; the plan rewrites it again).  Other jobs' minimum comes from
+ * their tasks and stays.
  */
 static void min_cpus_for_gpus(job_record_t *job_ptr, int gpus)
 {
@@ -145,9 +153,9 @@ static void min_cpus_for_gpus(job_record_t *job_ptr, int gpus)
 
 	if (!d || per_gpu <= 0 || !job_asked_cpus_per_gpu(job_ptr))
 		return;
-	uint64_t tasks = at_least_one(d->num_tasks, NO_VAL) *
-			 at_least_one(d->cpus_per_task, NO_VAL16);
-	uint64_t cpus = MAX(tasks, (uint64_t) gpus * per_gpu);
+	uint64_t tasks, per_task;
+	job_task_shape(d, &tasks, &per_task);
+	uint64_t cpus = MAX(tasks * per_task, (uint64_t) gpus * per_gpu);
 	d->min_cpus = cpus > UINT32_MAX / 2 ? UINT32_MAX / 2 : (uint32_t) cpus;
 	/* Each scheduling pass resets min_cpus from it (job_limits_check). */
 	d->orig_min_cpus = d->min_cpus;
@@ -266,8 +274,8 @@ extern int job_task_cpus_per_gpu(job_record_t *job_ptr)
 
 	if (!d || !job_gpu_request(job_ptr, &g))
 		return 0;
-	uint64_t tasks = at_least_one(d->num_tasks, NO_VAL);
-	uint64_t per_task = at_least_one(d->cpus_per_task, NO_VAL16);
+	uint64_t tasks, per_task;
+	job_task_shape(d, &tasks, &per_task);
 	uint64_t gpus = (uint64_t) g.gpus;
 	uint64_t cpus = tasks >= gpus ? (tasks + gpus - 1) / gpus * per_task :
 			(tasks * per_task + gpus - 1) / gpus;

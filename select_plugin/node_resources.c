@@ -107,8 +107,8 @@ extern void job_node_need(job_record_t *job_ptr, const job_gpus_t *g,
 		return;
 	}
 	double cpus = MAX(1, d->pn_min_cpus);
-	double per_task = (d->cpus_per_task && d->cpus_per_task != NO_VAL16) ?
-				  d->cpus_per_task : 1;
+	uint64_t tasks, per_task;
+	job_task_shape(d, &tasks, &per_task);
 	if (d->ntasks_per_node && d->ntasks_per_node != NO_VAL16)
 		cpus = MAX(cpus, (double) d->ntasks_per_node * per_task);
 	/* Its tasks spread over its nodes (job_task_cpus_per_gpu): on one
@@ -118,7 +118,7 @@ extern void job_node_need(job_record_t *job_ptr, const job_gpus_t *g,
 	if (d->num_tasks && d->num_tasks != NO_VAL) {
 		uint32_t nodes = (d->min_nodes && d->min_nodes != NO_VAL) ?
 					 d->min_nodes : 1;
-		cpus = MAX(cpus, (double) ((d->num_tasks + nodes - 1) / nodes) * per_task);
+		cpus = MAX(cpus, (double) ((tasks + nodes - 1) / nodes) * per_task);
 	}
 	j->need_cpus_min = cpus;
 	int per_gpu = job_cpus_per_gres(job_ptr);

@@ -115,6 +115,8 @@ extern void set_job_gpus(job_record_t *job_ptr, int gpus);
 extern bool job_asked_cpus_per_gpu(job_record_t *job_ptr);
 extern int job_cpus_per_gpu(job_record_t *job_ptr, const omru_ctl_decision_t *d,
 			    bitstr_t *nodes);
+extern void job_task_shape(const job_details_t *d, uint64_t *tasks,
+			   uint64_t *per_task);
 extern int job_task_cpus_per_gpu(job_record_t *job_ptr);
 extern void set_job_cpus(job_record_t *job_ptr, int cpus);
 extern int job_cpus_per_gres(job_record_t *job_ptr);
@@ -229,10 +231,9 @@ extern void omru_sync_wake(void);
 
 /* plan_priority.c: the plan's order as priorities.  _update after each
  * plan (job lock and plan_lock held); _write with the job write lock
- * outside slurmctld's cycles (and plan_lock); _write_locked takes both. */
+ * outside slurmctld's cycles (and plan_lock): the thread's plan_tick. */
 extern void plan_priority_update(void);
 extern void plan_priority_write(void);
-extern void plan_priority_write_locked(void);
 extern uint32_t job_own_priority(job_record_t *job_ptr);
 extern void plan_priority_fini(void);
 

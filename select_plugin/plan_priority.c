@@ -42,8 +42,6 @@
 
 #include <stdlib.h>
 
-#include "src/slurmctld/locks.h"
-
 #define OMRU_PRIO_MAX 0xfffffffeU /* 0xffffffff: "exceeds 32 bits" */
 #define PRIO_START_SLOTS 0xfffeU /* basic: down to above 0xffff0000 */
 /* The held band: 1..this, so that it stays below the priorities Slurm's
@@ -262,28 +260,6 @@ extern void plan_priority_write(void)
 	applied_count = next_count;
 	next = NULL;
 	next_count = 0;
-}
-
-/*
- * From select/omru's thread: takes slurmctld's job write lock (then
- * plan_lock, its order) when a plan is waiting to be written.
- */
-extern void plan_priority_write_locked(void)
-{
-	slurmctld_lock_t locks = { .job = WRITE_LOCK };
-
-	if (!lock_slurmctld)
-		return;
-	slurm_mutex_lock(&plan_lock);
-	bool due = next_pending;
-	slurm_mutex_unlock(&plan_lock);
-	if (!due)
-		return;
-	lock_slurmctld(locks);
-	slurm_mutex_lock(&plan_lock);
-	plan_priority_write();
-	slurm_mutex_unlock(&plan_lock);
-	unlock_slurmctld(locks);
 }
 
 extern void plan_priority_fini(void)

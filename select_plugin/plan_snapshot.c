@@ -128,7 +128,7 @@ static bool job_waits_for_other_reasons(job_record_t *job_ptr, time_t now)
 		return true;
 	if (job_ptr->details && job_ptr->details->begin_time > now)
 		return true;
-	return !admitted_has(job_ptr->job_id) && job_blocked_by_slurm(job_ptr) &&
+	return job_blocked_by_slurm(job_ptr) && !admitted_has(job_ptr->job_id) &&
 	       !pool_wait_modelled(job_ptr);
 }
 
@@ -490,8 +490,7 @@ extern void replan(time_t now)
 		      "cons_tres until the next plan: %s", plugin_type, err);
 	keep_planned_starts();
 	admitted_len = 0;
-	plan_priority_update();
-	omru_sync_wake(); /* its thread writes the priorities */
+	plan_priority_update(); /* written by plan_tick, which made it */
 	double snap_ms = 1e3 * (t1 - t0), total_ms = 1e3 * (mono_now() - t0);
 	last_plan_cost_s = total_ms / 1e3;
 	gpus_freed = false;

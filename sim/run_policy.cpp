@@ -44,7 +44,9 @@ PolicyRun run_policy(const std::string &name, const SimInputs &in,
 	PolicyRun run;
 	run.policy = name;
 	auto t0 = std::chrono::steady_clock::now();
-	std::unique_ptr<Policy> policy = info.make(opts);
+	PolicyOptions o = opts;
+	o.omru_interference = in.interference;
+	std::unique_ptr<Policy> policy = info.make(o);
 	run.error = policy->refuse(in.workload, in.profiles, in.cluster);
 	if (run.error.empty() && in.workload.has_site_limits() && !policy->models_site_limits())
 		run.error = "does not model site limits (the workload's user, node_list, "
@@ -56,6 +58,7 @@ PolicyRun run_policy(const std::string &name, const SimInputs &in,
 	so.restart_overhead_s = in.restart_overhead_s;
 	so.gpu_links = in.gpu_links.get();
 	so.node_links = in.node_links;
+	so.interference = in.interference.get();
 	if (show_progress)
 		so.on_progress = progress_printer(name);
 	try {

@@ -14,6 +14,7 @@ const std::vector<OptionSpec> kInputOptions = {
 	{ "layer-profiles", true }, { "batch-per-gpu", true }, { "gpu-mem-gib", true },
 	{ "node-cpus", true }, { "node-mem-mb", true },
 	{ "user-gpus", true }, { "licenses", true },
+	{ "colocation", true }, { "colocation-signals", true },
 };
 
 const std::vector<OptionSpec> kPolicyOptions = {
@@ -153,6 +154,10 @@ SimInputs read_sim_inputs(const CliArgs &args)
 	}
 	in.workload = workload_from_csv(CsvTable::read_file(workload), in.profiles);
 	read_site_limits(args, in);
+	if (args.has("colocation") || args.has("colocation-signals"))
+		in.interference = std::make_shared<const InterferenceModel>(
+			read_colocation(args.get("colocation").value_or(""),
+					args.get("colocation-signals").value_or("")));
 	return in;
 }
 

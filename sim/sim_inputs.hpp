@@ -27,6 +27,10 @@ struct SimInputs {
 	// --layer-profiles: a line per model saying where splits pay
 	// (pipeline_profiles.hpp), for standard error.
 	std::vector<std::string> pipeline_notes;
+	// --colocation / --colocation-signals: co-located jobs slow each
+	// other down by this predictor, in the run (SimOptions) and in the
+	// omru policy's plans (PolicyOptions); null: they never do.
+	std::shared_ptr<const InterferenceModel> interference;
 };
 
 // The options SimInputs reads, for CliArgs.

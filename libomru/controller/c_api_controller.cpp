@@ -19,6 +19,7 @@
 #include "controller/resize_state.hpp"
 #include "controller/site_profiles.hpp"
 #include "model/admin_comment.hpp"
+#include "model/csv_table.hpp" // InputError
 #include "profile/store_file.hpp"
 #include "omru/omru_ctl.h"
 #include "policy/gpu_links.hpp"
@@ -134,8 +135,21 @@ int omru_ctl_configure(omru_ctl_t *ctl, const char *conf_path,
 			for (const auto &kv : layers.value())
 				models += (models.empty() ? "" : ", ") + kv.first;
 		}
+		if (!conf.value().colocation_file.empty() ||
+		    !conf.value().colocation_signals.empty()) {
+			// Read here, at (re)configure, never while planning.
+			try {
+				settings.interference = std::make_shared<const omru::InterferenceModel>(
+					omru::read_colocation(conf.value().colocation_file,
+							      conf.value().colocation_signals));
+			} catch (const omru::InputError &e) {
+				put(err, errlen, e.what());
+				return OMRU_EINVAL;
+			}
+		}
 		ctl->conf = conf.value();
 		ctl->layer_models = models;
+		ctl->interference = settings.interference;
 		ctl->state_dir = ctl->conf.state_dir.empty()
 					 ? std::string(state_save_location ? state_save_location : ".") + "/omru"
 					 : ctl->conf.state_dir;
@@ -170,6 +184,15 @@ void omru_ctl_describe(const omru_ctl_t *ctl, char *buf, size_t len)
 						   (ctl->layer_models.empty() ? std::string("no model")
 									      : ctl->layer_models)) +
 				")";
+		if (const omru::InterferenceModel *m = ctl->interference.get()) {
+			const omru::InterferenceFit &f = m->fit();
+			char fit[160] = "no fit (fewer than 10 measured directions with signals)";
+			if (f.fitted)
+				std::snprintf(fit, sizeof(fit),
+					      "fit on %d directions, rmse %.3f", f.observations, f.rmse);
+			s += " ; co-location: " + std::to_string(m->measured_pairs()) +
+			     " measured directions, " + fit;
+		}
 		if (!ctl->warnings.empty())
 			s += " ; " + ctl->warnings;
 		put(buf, len, s);

@@ -18,6 +18,8 @@ struct omru_ctl {
 	std::string state_dir;
 	std::string warnings;
 	std::string layer_models; // LayerProfileDir='s models, ", "-joined
+	// ColocationFile= / ColocationSignals= as read (null: none), for the log.
+	std::shared_ptr<const omru::InterferenceModel> interference;
 	std::unique_ptr<omru::controller::Controller> ctl;
 	omru::controller::Snapshot snap;
 	bool snap_ok = false;

@@ -251,6 +251,14 @@ const std::vector<Key> &keys()
 		  [](std::string_view v, size_t, OmruConf &c, Seen &) {
 			  return path_value(v, c.layer_profile_dir);
 		  } },
+		{ "ColocationFile",
+		  [](std::string_view v, size_t, OmruConf &c, Seen &) {
+			  return path_value(v, c.colocation_file);
+		  } },
+		{ "ColocationSignals",
+		  [](std::string_view v, size_t, OmruConf &c, Seen &) {
+			  return path_value(v, c.colocation_signals);
+		  } },
 		{ "PipelineBatch",
 		  [](std::string_view v, size_t, OmruConf &c, Seen &) {
 			  return whole_in(v, 1, 1 << 20, c.pipeline_batch);
@@ -437,6 +445,10 @@ std::string format_omru_conf(const OmruConf &c)
 	     (c.layer_profile_dir.empty() ? std::string("(none)") : c.layer_profile_dir);
 	s += " PipelineBatch=" + std::to_string(c.pipeline_batch);
 	s += " PipelineGpuMem=" + fmt(c.pipeline_gpu_mem_gib);
+	s += " ColocationFile=" +
+	     (c.colocation_file.empty() ? std::string("(none)") : c.colocation_file);
+	s += " ColocationSignals=" +
+	     (c.colocation_signals.empty() ? std::string("(none)") : c.colocation_signals);
 	return s;
 }
 

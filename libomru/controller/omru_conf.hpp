@@ -42,11 +42,13 @@ struct OmruConf {
 	std::string layer_profile_dir;          // LayerProfileDir=; "" = none
 	int pipeline_batch = 32;                // PipelineBatch=, 1..1048576 samples per GPU
 	double pipeline_gpu_mem_gib = 0;        // PipelineGpuMem=, 0..1048576 GiB; 0 = no limit
+	std::string colocation_file;            // ColocationFile=; "" = none
+	std::string colocation_signals;         // ColocationSignals=; "" = none
 };
 
 constexpr size_t kMaxOmruConfBytes = 1u << 20; // the whole file
 constexpr size_t kMaxOmruConfLine = 4096;      // one line, without its newline
-constexpr size_t kMaxOmruConfPath = 4095;      // ProfileFile=, StateDir=, LayerProfileDir=
+constexpr size_t kMaxOmruConfPath = 4095;      // ProfileFile=, StateDir=, LayerProfileDir=, Colocation*=
 
 // None of these throws anything but std::bad_alloc.
 

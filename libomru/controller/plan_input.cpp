@@ -134,6 +134,8 @@ class Builder {
 	std::vector<planner::SpeedCurve> unlimited_;
 	std::map<CurveKey, int> unlimited_of_;
 	std::map<std::string, int> pool_index_; // pool key -> PlanInput pool
+	// Interference kinds by model name (PlanJob::kind).
+	std::map<std::string, int> kinds_;
 	std::map<LimitedKey, int> curves_;
 	std::map<std::vector<int>, int> sets_;
 	std::set<std::pair<const SpeedBook *, int>> unpriceable_;
@@ -452,6 +454,9 @@ void Builder::push(planner::PlanJob pj, const JobSnap &j, int model)
 			in.pool_capacity[it->second] += u.per_gpu * j.gpus + u.per_job;
 		pj.pools.push_back({ it->second, u.per_gpu, u.per_job });
 	}
+	if (settings_.interference && !settings_.interference->empty() && j.omru &&
+	    !j.model.empty())
+		pj.kind = kinds_.emplace(j.model, static_cast<int>(kinds_.size())).first->second;
 	out_.in.jobs.push_back(std::move(pj));
 	out_.job_ids.push_back(j.job_id);
 	out_.model.push_back(model);
@@ -625,6 +630,12 @@ BuiltInput Builder::build()
 	}
 	for (const JobSnap *j : pending)
 		add_pending(*j);
+	if (!kinds_.empty()) {
+		std::vector<std::string> models(kinds_.size());
+		for (const auto &[model, kind] : kinds_)
+			models[kind] = model;
+		in.slowdown = settings_.interference->matrix(models);
+	}
 	return std::move(out_);
 }
 

@@ -40,6 +40,7 @@
 #include "controller/snapshot.hpp"
 #include "profile/profile_table.hpp"
 #include "profile/speed_model.hpp"
+#include "profile/interference_model.hpp"
 #include "planner/plan.hpp"
 
 namespace omru {
@@ -77,6 +78,10 @@ struct PlanSettings {
 	// LayerProfileDir=: profiled models' curves count on pipeline-hybrid
 	// splits (pipeline_gains.hpp); null: data parallelism only.
 	std::shared_ptr<PipelineGains> pipeline;
+	// ColocationFile= / ColocationSignals=: what co-located OMRU jobs
+	// cost each other, by model (profile/interference_model.hpp); the plan
+	// places them apart where it can.  Null: never priced.
+	std::shared_ptr<const InterferenceModel> interference;
 };
 
 class SpeedBook;

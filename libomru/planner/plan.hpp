@@ -100,6 +100,9 @@ struct PlanJob {
 	std::vector<NodeUse> holding;
 	// The shared limits it counts against, each pool once.
 	std::vector<PoolUse> pools;
+	// How it interferes (PlanInput::slowdown): an index into it, -1 for a
+	// job the plan does not price (it neither slows nor is slowed).
+	int kind = -1;
 };
 
 struct PlanInput {
@@ -144,6 +147,15 @@ struct PlanInput {
 	// now; kept when the plan ends sooner (makespan; mean JCT under that
 	// objective) by more than kShrinkGain (shrink_to_admit.hpp).
 	bool shrink_to_admit = false;
+	// Interference (profile/interference_model.hpp): slowdown[a][b] is
+	// the factor on a job of kind a's epoch time next to one job of kind
+	// b on a node, in [1, kMaxSlowdown]; a job's neighbours (distinct jobs
+	// on any of its nodes) add up (combined_slowdown).  Empty: jobs never
+	// slow each other down.  With it, a start goes to the nodes where it
+	// and its neighbours lose least on the fewest nodes it needs, and
+	// every running job's time follows its neighbours as they come and go
+	// (plan_simulation.hpp).
+	std::vector<std::vector<double>> slowdown;
 
 	int capacity(int node) const
 	{

@@ -15,6 +15,15 @@
 // count, so it pays the restart overhead and must save more than that.  A
 // job paying its overhead cannot be resized until the overhead ends, which
 // is an event of its own.
+//
+// Interference (PlanInput::slowdown).  A job's epoch time is its spread's
+// time alone times the slowdown its neighbours cause (the distinct jobs on
+// any of its nodes, combined_slowdown); whenever a job starts, grows or
+// ends, the jobs on its nodes are priced again from that instant (their
+// progress so far kept).  A start is placed on the nodes where the job's
+// and its neighbours' added slowdown is least among placements on no more
+// nodes than pack_gpus's (best fit within that), so a plan without
+// interfering pairs places exactly as without a table.
 #include "planner/plan_simulation.hpp"
 
 #include <algorithm>
@@ -26,6 +35,7 @@
 #include <unordered_map>
 
 #include "planner/free_gpu_index.hpp"
+#include "profile/interference_model.hpp" // combined_slowdown
 
 namespace omru {
 namespace planner {
@@ -44,7 +54,8 @@ struct JobState {
 	NodeCounts where;
 	double progress_start_s = 0;
 	double left_at_progress_start = 0;
-	double epoch_s = 0;
+	double epoch_s = 0;      // with its neighbours' slowdown
+	double solo_epoch_s = 0; // its spread's time alone
 	double end_s = 0;
 	double resizable_from_s = kInf;
 	unsigned version = 0; // tells stale completion events apart
@@ -92,9 +103,15 @@ class PlanRun {
 	PlanRun(const PlanInput &in, const Candidate &c, bool record)
 		: in_(in), c_(c), record_(record), jobs_(in.jobs.size()),
 		  free_(in.free_per_node, in.gpus_per_node, in.node_sets),
-		  cpus_free_(in.free_cpus), mem_free_(in.free_mem)
+		  cpus_free_(in.free_cpus), mem_free_(in.free_mem),
+		  coloc_(!in.slowdown.empty())
 	{
 		intern_needs();
+		if (coloc_) {
+			residents_.assign(in.nodes, {});
+			neighbour_mark_.assign(in.jobs.size(), 0);
+			allowed_.assign(in.nodes, 0);
+		}
 		intern_pools();
 		is_blocked_.assign(in.jobs.size(), 0);
 		released_mark_.assign(in.jobs.size(), 0);
@@ -135,6 +152,9 @@ class PlanRun {
 	const NodeCounts *packed_now(const StartClass &k)
 	{
 		const int gpus = k.gpus, set = k.set;
+		if (coloc_ && in_.jobs[k.job].kind >= 0)
+			return pack_aware(k.job, gpus, set, need_where_) ? &need_where_
+									 : nullptr;
 		if (need_id_[k.job])
 			return pack_job(k.job, gpus, set, need_where_) ? &need_where_
 								       : nullptr;
@@ -171,6 +191,22 @@ class PlanRun {
 	// pack_gpus for the job on node set `set`: on the free GPUs, or with
 	// a need on what its CPUs and memory allow per node.
 	bool pack_job(int job, int gpus, int set, NodeCounts &out);
+	// Interference (PlanInput::slowdown):
+	// pack_job, then moved to nodes where the job and its neighbours lose
+	// less, on no more nodes.
+	bool pack_aware(int job, int gpus, int set, NodeCounts &out);
+	// The slowdown `job` and the job kinds on `node` would add to each
+	// other if it ran there.
+	double node_cost(int job, int node) const;
+	// The factor on job's time alone on `where`, from the other jobs
+	// there.
+	double factor_on(int job, const NodeCounts &where);
+	// Prices job again from now after its neighbours changed.
+	void reprice(int job);
+	// reprice for every other job on `where`.
+	void reprice_neighbours(int job, const NodeCounts &where);
+	void add_resident(int job, const NodeCounts &where);
+	void drop_resident(int job, const NodeCounts &where);
 	void intern_needs();
 	// Pools (PlanInput::pool_capacity): each job's signature (its pools
 	// and amounts; 0 for none), what the running jobs hold of each.
@@ -238,6 +274,12 @@ class PlanRun {
 	std::vector<double> pool_used_;
 	std::vector<int> allowed_;
 	NodeCounts need_where_;
+	// Interference: on; the running jobs on each node; per job the
+	// factor_on/reprice_neighbours call that last counted it.
+	const bool coloc_;
+	std::vector<std::vector<int>> residents_;
+	std::vector<unsigned long> neighbour_mark_;
+	unsigned long neighbour_calls_ = 0;
 	double t_ = 0;
 	int waiting_ = 0;
 	std::vector<StartClass> classes_;
@@ -342,11 +384,152 @@ void PlanRun::take(int job, const NodeCounts &where)
 		for (auto [node, n] : where)
 			s.use.push_back(in_.use_of(in_.jobs[job].need, node, n));
 	add_resources(where, s.use, -1);
+	if (coloc_) {
+		add_resident(job, where);
+		reprice_neighbours(job, where);
+	}
 }
 
 void PlanRun::give_back(int job)
 {
 	add_resources(jobs_[job].where, jobs_[job].use, 1);
+	if (coloc_) {
+		drop_resident(job, jobs_[job].where);
+		reprice_neighbours(job, jobs_[job].where);
+	}
+}
+
+void PlanRun::add_resident(int job, const NodeCounts &where)
+{
+	for (auto [node, n] : where)
+		residents_[node].push_back(job);
+}
+
+void PlanRun::drop_resident(int job, const NodeCounts &where)
+{
+	for (auto [node, n] : where) {
+		std::vector<int> &r = residents_[node];
+		r.erase(std::find(r.begin(), r.end(), job));
+	}
+}
+
+double PlanRun::node_cost(int job, int node) const
+{
+	const std::vector<std::vector<double>> &f = in_.slowdown;
+	const int a = in_.jobs[job].kind;
+	double cost = 0;
+	for (int r : residents_[node])
+		if (int b = in_.jobs[r].kind; b >= 0 && r != job)
+			cost += (f[a][b] - 1) + (f[b][a] - 1);
+	return cost;
+}
+
+double PlanRun::factor_on(int job, const NodeCounts &where)
+{
+	const int a = in_.jobs[job].kind;
+	if (!coloc_ || a < 0)
+		return 1;
+	const unsigned long call = ++neighbour_calls_;
+	double excess = 0;
+	for (auto [node, n] : where)
+		for (int r : residents_[node]) {
+			int b = in_.jobs[r].kind;
+			if (r == job || b < 0 || neighbour_mark_[r] == call)
+				continue;
+			neighbour_mark_[r] = call;
+			excess += in_.slowdown[a][b] - 1;
+		}
+	return combined_slowdown(excess);
+}
+
+void PlanRun::reprice_neighbours(int job, const NodeCounts &where)
+{
+	if (in_.jobs[job].kind < 0)
+		return; // it slows no one
+	// Collected first: reprice's factor_on reuses the marks.
+	const unsigned long call = ++neighbour_calls_;
+	std::vector<int> others;
+	for (auto [node, n] : where)
+		for (int r : residents_[node])
+			if (r != job && in_.jobs[r].kind >= 0 && neighbour_mark_[r] != call) {
+				neighbour_mark_[r] = call;
+				others.push_back(r);
+			}
+	for (int r : others)
+		reprice(r);
+}
+
+void PlanRun::reprice(int job)
+{
+	JobState &s = jobs_[job];
+	if (s.phase != JobState::Phase::Running)
+		return;
+	double e = s.solo_epoch_s * factor_on(job, s.where);
+	if (!clearly_less(e, s.epoch_s) && !clearly_less(s.epoch_s, e))
+		return;
+	if (t_ > s.progress_start_s) {
+		s.left_at_progress_start = left_at(job, t_);
+		s.progress_start_s = t_;
+	}
+	if (tail_) {
+		by_end_.erase({ s.end_s, job });
+		growable_.erase({ s.end_s, job });
+	}
+	s.epoch_s = e;
+	s.end_s = s.progress_start_s + s.left_at_progress_start * e;
+	if (tail_) {
+		by_end_.insert({ s.end_s, job });
+		refresh_growable(job);
+	}
+	s.version++;
+	events_.push({ s.end_s, job, s.version });
+	if (s.resizable_from_s > t_ && std::isfinite(s.resizable_from_s))
+		events_.push({ s.resizable_from_s, job, s.version });
+	if (record_ && !out_.jobs[job].segments.empty())
+		out_.jobs[job].segments.back().end_s = s.end_s;
+}
+
+bool PlanRun::pack_aware(int job, int gpus, int set, NodeCounts &out)
+{
+	if (!pack_job(job, gpus, set, out))
+		return false;
+	double worst = 0;
+	for (auto [node, n] : out)
+		worst = std::max(worst, node_cost(job, node));
+	if (worst <= 1e-9)
+		return true; // nothing to avoid
+	// Thresholds: the distinct costs of the nodes it could use, below
+	// the packing's worst; the first that still packs it on no more
+	// nodes wins.
+	const std::vector<int> &free = free_.free();
+	std::vector<std::pair<double, int>> nodes; // (cost, node)
+	auto consider = [&](int node) {
+		if (free[node] > 0)
+			nodes.emplace_back(node_cost(job, node), node);
+	};
+	if (set < 0)
+		for (int node = 0; node < in_.nodes; node++)
+			consider(node);
+	else
+		for (int node : in_.node_sets[set])
+			consider(node);
+	std::sort(nodes.begin(), nodes.end());
+	const size_t span = out.size();
+	for (size_t i = 0; i < nodes.size() && nodes[i].first < worst - 1e-9;) {
+		const double level = nodes[i].first;
+		while (i < nodes.size() && nodes[i].first <= level + 1e-9)
+			i++;
+		std::fill(allowed_.begin(), allowed_.end(), 0);
+		for (size_t k = 0; k < i; k++)
+			allowed_[nodes[k].second] = fit(job, nodes[k].second, free[nodes[k].second]);
+		std::optional<NodeCounts> p = set < 0 ? pack_gpus(allowed_, gpus)
+						      : pack_gpus(allowed_, gpus, in_.node_sets[set]);
+		if (p && p->size() <= span) {
+			out = std::move(*p);
+			return true;
+		}
+	}
+	return true;
 }
 
 bool PlanRun::pack_job(int job, int gpus, int set, NodeCounts &out)
@@ -387,8 +570,9 @@ void PlanRun::run_segment(int job, int option, NodeCounts where, double epoch_s,
 	s.where = std::move(where);
 	s.progress_start_s = progress_start;
 	s.left_at_progress_start = left;
-	s.epoch_s = epoch_s;
-	s.end_s = progress_start + left * epoch_s;
+	s.solo_epoch_s = epoch_s;
+	s.epoch_s = epoch_s * factor_on(job, s.where);
+	s.end_s = progress_start + left * s.epoch_s;
 	if (tail_)
 		by_end_.insert({ s.end_s, job });
 	s.version++;
@@ -431,6 +615,10 @@ void PlanRun::refresh_growable(int job)
 
 void PlanRun::add_running_inputs()
 {
+	if (coloc_)
+		for (size_t j = 0; j < in_.jobs.size(); j++)
+			if (in_.jobs[j].running)
+				add_resident(static_cast<int>(j), in_.jobs[j].where);
 	for (size_t j = 0; j < in_.jobs.size(); j++) {
 		const PlanJob &pj = in_.jobs[j];
 		if (!pj.running)
@@ -492,6 +680,10 @@ void PlanRun::build_classes()
 				 need_id_[job]) *
 					n_ids +
 				pool_sig_[job];
+		// Interference: jobs of one kind are placed alike.
+		if (coloc_)
+			key = key * (static_cast<long long>(in_.slowdown.size()) + 1) +
+			      (in_.jobs[job].kind + 1);
 		auto [it, added] = class_ids.emplace(key, static_cast<int>(classes_.size()));
 		if (added) {
 			StartClass k;
@@ -767,7 +959,7 @@ PlanRun::Growth PlanRun::placed_growth(int job, int option)
 	g.option = option;
 	g.where = growth_where_;
 	g.epoch_s = e;
-	g.end_s = t_ + restart_s(job) + left_at(job, t_) * e;
+	g.end_s = t_ + restart_s(job) + left_at(job, t_) * e * factor_on(job, g.where);
 	return g;
 }
 

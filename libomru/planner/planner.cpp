@@ -24,6 +24,7 @@
 
 #include "planner/plan_simulation.hpp"
 #include "planner/shrink_to_admit.hpp"
+#include "profile/colocation_table.hpp" // kMaxSlowdown
 
 namespace omru {
 namespace planner {
@@ -476,6 +477,14 @@ void check_plan_input(const PlanInput &in)
 	for (double cap : in.pool_capacity)
 		if (!(cap >= 0) || !std::isfinite(cap))
 			bad("a pool's capacity must be finite and >= 0");
+	for (const std::vector<double> &row : in.slowdown) {
+		if (row.size() != in.slowdown.size())
+			bad("the slowdown matrix must be square");
+		for (double f : row)
+			if (!(f >= 1 && f <= kMaxSlowdown))
+				bad("slowdowns must be within [1, " +
+				    std::to_string(kMaxSlowdown) + "]");
+	}
 	if (!(in.restart_overhead_s >= 0) || !std::isfinite(in.restart_overhead_s))
 		bad("the restart overhead must be a finite number >= 0");
 	if (in.fairness_factor != 0 && !(in.fairness_factor >= 1))
@@ -511,6 +520,8 @@ void check_plan_input(const PlanInput &in)
 			bad(name + " has no usable speed curve");
 		if (pj.node_set < -1 || pj.node_set >= static_cast<int>(in.node_sets.size()))
 			bad(name + " names a node set that does not exist");
+		if (pj.kind < -1 || pj.kind >= static_cast<int>(in.slowdown.size()))
+			bad(name + " names an interference kind that does not exist");
 		if (!(pj.remaining_epochs >= 0) || !std::isfinite(pj.remaining_epochs) ||
 		    !std::isfinite(pj.submit_s))
 			bad(name + ": remaining epochs and submit time must be finite, work >= 0");

@@ -89,6 +89,7 @@ class Omru final : public Policy {
 		in.reuse = opts_.omru_resize;
 		in.grow_on_one_node = opts_.omru_grow_on_one_node;
 		in.shrink_to_admit = opts_.omru_phase_aware && opts_.omru_resize;
+		std::map<int, int> kinds; // profiles' model id -> kind
 		const SiteUsage &site = ctx.site();
 		if (site.has_node_resources())
 			for (int n = 0; n < c.nodes; n++) {
@@ -114,6 +115,9 @@ class Omru final : public Policy {
 				pj.submit_s = j.submit_s;
 				pj.remaining_epochs = ctx.remaining_epochs(job);
 				pj.resizable = j.elastic;
+				if (opts_.omru_interference)
+					pj.kind = kinds.emplace(j.model, static_cast<int>(kinds.size()))
+							  .first->second;
 				if (pr.state == JobProgress::State::Running) {
 					pj.running = true;
 					pj.gpus = pr.gpus;
@@ -125,7 +129,7 @@ class Omru final : public Policy {
 					}
 					pj.progress_start_s = pr.progress_start_s;
 					pj.epochs_at_progress_start = j.epochs - pr.epochs_done;
-					pj.epoch_s = pr.epoch_s;
+					pj.epoch_s = pr.solo_epoch_s; // the plan adds neighbours
 					// Late in its training (the phase signal):
 					// it may give GPUs to a waiting job.
 					pj.may_shrink = j.elastic && j.late_after_epochs >= 0 &&
@@ -135,6 +139,15 @@ class Omru final : public Policy {
 				in.jobs.push_back(std::move(pj));
 				job_of_.push_back(job);
 			}
+		if (!kinds.empty() && !opts_.omru_interference->empty()) {
+			std::vector<std::string> models(kinds.size());
+			for (const auto &[model, kind] : kinds)
+				models[kind] = ctx.profiles().model_name(model);
+			in.slowdown = opts_.omru_interference->matrix(models);
+		} else {
+			for (planner::PlanJob &pj : in.jobs)
+				pj.kind = -1;
+		}
 		return in;
 	}
 
@@ -185,6 +198,13 @@ class Omru final : public Policy {
 std::unique_ptr<Policy> make_omru(const PolicyOptions &o)
 {
 	return std::make_unique<Omru>(o);
+}
+
+std::unique_ptr<Policy> make_omru_oblivious(const PolicyOptions &o)
+{
+	PolicyOptions blind = o;
+	blind.omru_interference = nullptr;
+	return std::make_unique<Omru>(blind);
 }
 
 } // namespace omru

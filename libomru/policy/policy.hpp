@@ -11,6 +11,7 @@
 
 #include "planner/plan.hpp"
 #include "policy/scheduling_context.hpp"
+#include "profile/interference_model.hpp"
 
 namespace omru {
 
@@ -31,6 +32,10 @@ struct PolicyOptions {
 	// omru: phase-aware reallocation (shrink late-phase elastic jobs so a
 	// waiting job starts), as select/omru with PhaseAware=yes.
 	bool omru_phase_aware = true;
+	// omru: what co-located jobs cost each other, as the plan prices it
+	// when it places jobs (profile/interference_model.hpp); null: blind
+	// to it.  omru-sim sets it from --colocation (the run's truth too).
+	std::shared_ptr<const InterferenceModel> omru_interference;
 };
 
 class Policy {

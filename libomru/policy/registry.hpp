@@ -16,6 +16,7 @@ std::unique_ptr<Policy> make_optimus(const PolicyOptions &);
 std::unique_ptr<Policy> make_seq(const PolicyOptions &);
 std::unique_ptr<Policy> make_omru_ga(const PolicyOptions &);
 std::unique_ptr<Policy> make_omru(const PolicyOptions &);
+std::unique_ptr<Policy> make_omru_oblivious(const PolicyOptions &);
 
 } // namespace omru
 

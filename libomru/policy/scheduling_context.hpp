@@ -27,7 +27,9 @@ struct JobProgress {
 	int nodes = 0;            // distinct nodes spanned
 	double segment_start_s = 0;
 	double progress_start_s = 0; // segment start + restart overhead
-	double epoch_s = 0;          // truth for this spread
+	double epoch_s = 0;          // truth for this spread, with the
+				     // slowdown its neighbours cause now
+	double solo_epoch_s = 0;     // truth for this spread alone
 	double end_s = 0;            // when it completes if left alone
 	std::vector<int> gpu_ids;
 };

@@ -8,8 +8,7 @@
 
 namespace omru {
 
-// [A-Za-z0-9._+-]+, as sim-formats.md and --omru-model allow.
-static bool valid_model_name(std::string_view s)
+bool valid_model_name(std::string_view s)
 {
 	if (s.empty())
 		return false;

@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -17,6 +18,9 @@ namespace omru {
 class CsvTable;
 
 constexpr int kMaxProfileGpus = 65536;
+
+// [A-Za-z0-9._+-]+: a model name as sim-formats.md and --omru-model allow.
+bool valid_model_name(std::string_view s);
 
 class ProfileTable {
     public:

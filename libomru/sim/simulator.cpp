@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <queue>
 
 namespace omru {
@@ -24,6 +25,8 @@ class Simulation final : public SchedulingContext {
 	{
 		for (int n = 0; n < c.nodes; n++)
 			free_[n] = c.gpus_of(n);
+		if (o.interference && !o.interference->empty())
+			intern_kinds();
 	}
 
 	SimResult run(Policy &policy);
@@ -67,6 +70,13 @@ class Simulation final : public SchedulingContext {
 	};
 
 	void close_segment(int job, double epochs);
+	// Interference (SimOptions::interference): each job's model as an
+	// index into slow_, the jobs on each node, the factor on a job's time
+	// alone from the others on its nodes now, and pricing the jobs beside
+	// `job` again from now.
+	void intern_kinds();
+	double factor(int job);
+	void reprice_neighbours(int job);
 	NodeCounts where_of(const JobProgress &p) const;
 	double next_event() ;
 	static void insert_sorted(std::vector<int> &v, int x)
@@ -94,7 +104,71 @@ class Simulation final : public SchedulingContext {
 	std::priority_queue<double, std::vector<double>, std::greater<double>> wakes_;
 	Schedule schedule_;
 	SiteUsage site_;
+	std::vector<int> kind_;
+	std::vector<std::vector<double>> slow_;
+	std::vector<std::vector<int>> on_node_;
+	std::vector<unsigned long> mark_;
+	unsigned long marks_ = 0;
 };
+
+void Simulation::intern_kinds()
+{
+	std::vector<std::string> models;
+	std::map<int, int> ids; // profiles' model id -> kind
+	kind_.resize(workload_.jobs.size());
+	for (size_t j = 0; j < workload_.jobs.size(); j++) {
+		auto [it, added] = ids.emplace(workload_.jobs[j].model,
+					       static_cast<int>(models.size()));
+		if (added)
+			models.push_back(profiles_.model_name(workload_.jobs[j].model));
+		kind_[j] = it->second;
+	}
+	slow_ = opts_.interference->matrix(models);
+	on_node_.assign(cluster_.nodes, {});
+	mark_.assign(workload_.jobs.size(), 0);
+}
+
+double Simulation::factor(int job)
+{
+	if (kind_.empty())
+		return 1;
+	const unsigned long call = ++marks_;
+	double excess = 0;
+	for (int g : progress_[job].gpu_ids)
+		for (int r : on_node_[cluster_.node_of(g)])
+			if (r != job && mark_[r] != call) {
+				mark_[r] = call;
+				excess += slow_[kind_[job]][kind_[r]] - 1;
+			}
+	return combined_slowdown(excess);
+}
+
+void Simulation::reprice_neighbours(int job)
+{
+	if (kind_.empty())
+		return;
+	std::vector<int> others;
+	const unsigned long call = ++marks_;
+	for (int g : progress_[job].gpu_ids)
+		for (int r : on_node_[cluster_.node_of(g)])
+			if (r != job && mark_[r] != call) {
+				mark_[r] = call;
+				others.push_back(r);
+			}
+	for (int r : others) {
+		JobProgress &p = progress_[r];
+		double e = p.solo_epoch_s * factor(r);
+		if (e == p.epoch_s)
+			continue;
+		// The epochs done so far stay done: the progress start moves
+		// so that (now - progress_start) / epoch_s still counts them.
+		if (now_ > p.progress_start_s)
+			p.progress_start_s = now_ - (now_ - p.progress_start_s) / p.epoch_s * e;
+		p.epoch_s = e;
+		p.end_s = p.progress_start_s + (workload_.jobs[r].epochs - p.epochs_done) * e;
+		completions_.push({ p.end_s, r, ++starts_[r] });
+	}
+}
 
 NodeCounts Simulation::where_of(const JobProgress &p) const
 {
@@ -161,12 +235,17 @@ bool Simulation::start(int job, const NodeCounts &where)
 	p.nodes = static_cast<int>(where.size());
 	p.segment_start_s = now_;
 	p.progress_start_s = now_ + (p.segments > 0 ? opts_.restart_overhead_s : 0);
-	p.epoch_s = *epoch_s;
+	p.solo_epoch_s = *epoch_s;
+	if (!kind_.empty())
+		for (auto [node, count] : where)
+			on_node_[node].push_back(job);
+	p.epoch_s = *epoch_s * factor(job);
 	p.end_s = p.progress_start_s + (j.epochs - p.epochs_done) * p.epoch_s;
 	p.segments++;
 	erase_sorted(pending_, job);
 	insert_sorted(running_, job);
 	completions_.push({ p.end_s, job, ++starts_[job] });
+	reprice_neighbours(job);
 	return true;
 }
 
@@ -190,6 +269,13 @@ void Simulation::close_segment(int job, double epochs)
 	p.epochs_done += epochs;
 	p.gpu_seconds += p.gpus * (now_ - p.segment_start_s);
 	site_.give_back(job, where_of(p));
+	if (!kind_.empty()) {
+		for (auto [node, count] : where_of(p)) {
+			std::vector<int> &on = on_node_[node];
+			on.erase(std::find(on.begin(), on.end(), job));
+		}
+		reprice_neighbours(job);
+	}
 	for (int g : p.gpu_ids) {
 		slot_busy_[g] = false;
 		free_[cluster_.node_of(g)]++;

@@ -13,6 +13,7 @@
 #include "model/schedule.hpp"
 #include "policy/gpu_links.hpp"
 #include "policy/policy.hpp"
+#include "profile/interference_model.hpp"
 
 namespace omru {
 
@@ -29,6 +30,11 @@ struct SimOptions {
 	// GPUs), nullptr for none on that node; e.g. ClusterSpec::node_links
 	// (sim/cluster_spec.hpp).
 	std::vector<std::shared_ptr<const GpuLinks>> node_links;
+	// Co-located jobs slow each other down by this predictor (the truth of
+	// the run): a job's epoch time is its spread's time alone times
+	// combined_slowdown over the distinct other jobs on its nodes, and
+	// changes whenever one of them starts or stops.  Null: never.
+	const InterferenceModel *interference = nullptr;
 };
 
 struct SimResult {

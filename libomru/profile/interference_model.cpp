@@ -1,0 +1,150 @@
+// interference_model.cpp - see interference_model.hpp.
+#include "profile/interference_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace omru {
+namespace {
+
+constexpr int K = InterferenceFit::kTerms;
+constexpr double kRidge = 1e-3; // per observation, on c1..c4
+// Fewer directions than this leave five coefficients underdetermined.
+constexpr int kMinObservations = 2 * K;
+
+// Solves a x = b in place (Gaussian elimination, partial pivoting).
+// RET false when a is singular.
+bool solve(std::array<std::array<double, K>, K> &a, std::array<double, K> &b)
+{
+	for (int c = 0; c < K; c++) {
+		int p = c;
+		for (int r = c + 1; r < K; r++)
+			if (std::fabs(a[r][c]) > std::fabs(a[p][c]))
+				p = r;
+		if (std::fabs(a[p][c]) < 1e-12)
+			return false;
+		std::swap(a[p], a[c]);
+		std::swap(b[p], b[c]);
+		for (int r = 0; r < K; r++) {
+			if (r == c)
+				continue;
+			double f = a[r][c] / a[c][c];
+			for (int k = c; k < K; k++)
+				a[r][k] -= f * a[c][k];
+			b[r] -= f * b[c];
+		}
+	}
+	for (int c = 0; c < K; c++)
+		b[c] /= a[c][c];
+	return true;
+}
+
+} // namespace
+
+std::array<double, InterferenceFit::kTerms> interference_features(double u_a, double m_a,
+								   double u_b, double m_b)
+{
+	return { 1, u_b, m_b, u_a * u_b, m_a * m_b };
+}
+
+InterferenceModel::InterferenceModel(const ColocationData &d)
+{
+	std::map<std::pair<std::string, std::string>, std::pair<double, double>> sums;
+	auto add = [&](const std::string &a, const std::string &b, double s, double w) {
+		auto &[sum, weight] = sums[{ a, b }];
+		sum += s * w;
+		weight += w;
+	};
+	for (const ColocationPair &p : d.pairs) {
+		add(p.a, p.b, p.slowdown_a, p.samples);
+		add(p.b, p.a, p.slowdown_b, p.samples);
+	}
+	for (const auto &[key, sw] : sums)
+		measured_[key] = std::clamp(sw.first / sw.second, 1.0, kMaxSlowdown);
+	for (const SoloSignals &s : d.signals)
+		signals_[s.model] = { s.gpu_util / 100, s.mem_util / 100 };
+
+	// Normal equations of the ridge fit on the measured directions whose
+	// two models have signals.
+	std::array<std::array<double, K>, K> ata{};
+	std::array<double, K> aty{};
+	std::vector<std::pair<std::array<double, K>, double>> obs;
+	for (const auto &[key, s] : measured_) {
+		auto ia = signals_.find(key.first), ib = signals_.find(key.second);
+		if (ia == signals_.end() || ib == signals_.end())
+			continue;
+		auto x = interference_features(ia->second.u, ia->second.m, ib->second.u,
+					       ib->second.m);
+		obs.emplace_back(x, s - 1);
+		for (int i = 0; i < K; i++) {
+			for (int j = 0; j < K; j++)
+				ata[i][j] += x[i] * x[j];
+			aty[i] += x[i] * (s - 1);
+		}
+	}
+	fit_.observations = static_cast<int>(obs.size());
+	if (fit_.observations < kMinObservations)
+		return;
+	for (int i = 1; i < K; i++)
+		ata[i][i] += kRidge * fit_.observations;
+	if (!solve(ata, aty))
+		return;
+	for (double c : aty)
+		if (!std::isfinite(c))
+			return;
+	fit_.coef = aty;
+	fit_.fitted = true;
+	double se = 0;
+	for (const auto &[x, y] : obs) {
+		double p = 0;
+		for (int i = 0; i < K; i++)
+			p += fit_.coef[i] * x[i];
+		p = std::clamp(p, 0.0, kMaxSlowdown - 1);
+		se += (p - y) * (p - y);
+	}
+	fit_.rmse = std::sqrt(se / fit_.observations);
+}
+
+double InterferenceModel::predicted(const Signals &a, const Signals &b) const
+{
+	auto x = interference_features(a.u, a.m, b.u, b.m);
+	double excess = 0;
+	for (int i = 0; i < K; i++)
+		excess += fit_.coef[i] * x[i];
+	return std::clamp(1 + excess, 1.0, kMaxSlowdown);
+}
+
+InterferenceModel::Source InterferenceModel::source(const std::string &a,
+						     const std::string &b) const
+{
+	if (measured_.count({ a, b }))
+		return Source::Measured;
+	if (fit_.fitted && signals_.count(a) && signals_.count(b))
+		return Source::Predicted;
+	return Source::None;
+}
+
+double InterferenceModel::slowdown(const std::string &a, const std::string &b) const
+{
+	if (auto it = measured_.find({ a, b }); it != measured_.end())
+		return it->second;
+	if (!fit_.fitted)
+		return 1;
+	auto ia = signals_.find(a), ib = signals_.find(b);
+	if (ia == signals_.end() || ib == signals_.end())
+		return 1;
+	return predicted(ia->second, ib->second);
+}
+
+std::vector<std::vector<double>>
+InterferenceModel::matrix(const std::vector<std::string> &models) const
+{
+	std::vector<std::vector<double>> m(models.size(),
+					   std::vector<double>(models.size(), 1.0));
+	for (size_t i = 0; i < models.size(); i++)
+		for (size_t j = 0; j < models.size(); j++)
+			m[i][j] = slowdown(models[i], models[j]);
+	return m;
+}
+
+} // namespace omru

@@ -1,0 +1,323 @@
+// test_interference.cpp - co-location: the table's reader and its bounds,
+// the predictor (measured pairs, the fit from solo signals, unknown
+// models), the planner's placement and timing with a slowdown matrix, and
+// the simulator's truth with it (omru vs omru-oblivious).
+#include "check_cxx.hpp"
+
+#include <cmath>
+#include <memory>
+#include <string>
+
+#include "model/csv_table.hpp"
+#include "plan_fixture.hpp"
+#include "planner/planner.hpp"
+#include "profile/colocation_table.hpp"
+#include "profile/interference_model.hpp"
+#include "sim/simulator.hpp"
+#include "sim/validator.hpp"
+#include "sim_fixture.hpp"
+
+using namespace omru;
+using namespace omru::planner;
+
+namespace {
+
+std::vector<ColocationPair> pairs(const char *csv)
+{
+	return colocation_pairs_from_csv(CsvTable::parse("pairs.csv", csv));
+}
+
+std::vector<SoloSignals> signals(const char *csv)
+{
+	return solo_signals_from_csv(CsvTable::parse("signals.csv", csv));
+}
+
+std::string pairs_error(const char *csv)
+{
+	try {
+		pairs(csv);
+	} catch (const InputError &e) {
+		return e.what();
+	}
+	return "";
+}
+
+std::string signals_error(const char *csv)
+{
+	try {
+		signals(csv);
+	} catch (const InputError &e) {
+		return e.what();
+	}
+	return "";
+}
+
+} // namespace
+
+START_TEST(test_pairs_are_bounded_where_they_enter)
+{
+	auto p = pairs("model_a,model_b,slowdown_a,slowdown_b,samples\n"
+		       "a,b,0.9,1.5,3\n"
+		       "a,a,9,2\n");
+	ck_assert_int_eq(p.size(), 2);
+	ck_assert_double_eq(p[0].slowdown_a, 1.0); // noise: never faster
+	ck_assert_double_eq(p[0].slowdown_b, 1.5);
+	ck_assert_double_eq(p[0].samples, 3);
+	ck_assert_double_eq(p[1].slowdown_a, kMaxSlowdown);
+	ck_assert_double_eq(p[1].samples, 1);
+	ck_assert(pairs_error("model_a,model_b,slowdown_a,slowdown_b\na,b,0,1\n")
+			  .find("pairs.csv:2:") == 0);
+	ck_assert(pairs_error("model_a,model_b,slowdown_a,slowdown_b\na,b,1,500\n")
+			  .find("not a measurement") != std::string::npos);
+	ck_assert(pairs_error("model_a,model_b,slowdown_a,slowdown_b\na b,b,1,1\n")
+			  .find("not a model name") != std::string::npos);
+	ck_assert(pairs_error("model_a,slowdown_a,slowdown_b\na,1,1\n")
+			  .find("model_b") != std::string::npos);
+}
+END_TEST
+
+START_TEST(test_signals_are_percentages_once_per_model)
+{
+	auto s = signals("model,gpu_util,mem_util\nx,99.5,60\ny,0,0\n");
+	ck_assert_int_eq(s.size(), 2);
+	ck_assert_double_eq(s[0].gpu_util, 99.5);
+	ck_assert(signals_error("model,gpu_util,mem_util\nx,101,1\n")
+			  .find("not a percentage") != std::string::npos);
+	ck_assert(signals_error("model,gpu_util,mem_util\nx,1,1\nx,2,2\n")
+			  .find("a second row for model x") != std::string::npos);
+	ck_assert(signals_error("model,gpu_util,mem_util\nx,-1,1\n")
+			  .find(">= 0") != std::string::npos);
+}
+END_TEST
+
+START_TEST(test_measured_pairs_are_order_free_and_weighted)
+{
+	ColocationData d;
+	d.pairs = pairs("model_a,model_b,slowdown_a,slowdown_b,samples\n"
+			"a,b,1.2,1.6,1\n"
+			"b,a,1.0,1.4,3\n"); // a next to b: (1.2 + 3 x 1.4) / 4
+	InterferenceModel m(d);
+	ck_assert_double_eq_tol(m.slowdown("a", "b"), (1.2 + 3 * 1.4) / 4, 1e-12);
+	ck_assert_double_eq_tol(m.slowdown("b", "a"), (1.6 + 3 * 1.0) / 4, 1e-12);
+	ck_assert(m.source("a", "b") == InterferenceModel::Source::Measured);
+	// Neither measured nor signals: not priced.
+	ck_assert_double_eq(m.slowdown("a", "c"), 1.0);
+	ck_assert(m.source("a", "c") == InterferenceModel::Source::None);
+	ck_assert(!m.fit().fitted);
+	ck_assert_double_eq(combined_slowdown(0.25 + 0.5), 1.75);
+	ck_assert_double_eq(combined_slowdown(10), kMaxSlowdown);
+	ck_assert_double_eq(combined_slowdown(-1), 1.0);
+}
+END_TEST
+
+// Pairs drawn from a known linear rule: the fit recovers it and prices an
+// unmeasured pair from the two models' signals; a measured pair keeps its
+// measurement even where the rule says otherwise.
+START_TEST(test_fit_prices_unmeasured_pairs_from_signals)
+{
+	const double c[5] = { 0.02, 0.10, 0.30, 0.25, 0.40 };
+	const double u[6] = { 0.95, 0.60, 0.30, 0.85, 0.15, 0.70 };
+	const double mm[6] = { 0.60, 0.20, 0.10, 0.45, 0.05, 0.35 };
+	auto rule = [&](int a, int b) {
+		return 1 + c[0] + c[1] * u[b] + c[2] * mm[b] + c[3] * u[a] * u[b] +
+		       c[4] * mm[a] * mm[b];
+	};
+	ColocationData d;
+	for (int i = 0; i < 6; i++) {
+		d.signals.push_back({ "m" + std::to_string(i), 100 * u[i], 100 * mm[i] });
+		for (int j = i; j < 6; j++) {
+			if (i == 0 && j == 5)
+				continue; // held out
+			ColocationPair p;
+			p.a = "m" + std::to_string(i);
+			p.b = "m" + std::to_string(j);
+			p.slowdown_a = rule(i, j);
+			p.slowdown_b = rule(j, i);
+			d.pairs.push_back(p);
+		}
+	}
+	d.pairs.push_back({ "m1", "m2", 3.0, 1.0, 1 }); // a second, odd row
+	InterferenceModel m(d);
+	ck_assert(m.fit().fitted);
+	ck_assert_int_ge(m.fit().observations, 10);
+	ck_assert(m.source("m0", "m5") == InterferenceModel::Source::Predicted);
+	ck_assert_double_eq_tol(m.slowdown("m0", "m5"), rule(0, 5), 0.08);
+	ck_assert_double_eq_tol(m.slowdown("m5", "m0"), rule(5, 0), 0.08);
+	ck_assert_double_eq_tol(m.slowdown("m1", "m2"), (rule(1, 2) + 3.0) / 2, 1e-12);
+	auto mat = m.matrix({ "m0", "m5", "unknown" });
+	ck_assert_double_eq(mat[0][1], m.slowdown("m0", "m5"));
+	ck_assert_double_eq(mat[2][0], 1.0);
+	ck_assert_double_eq(mat[1][2], 1.0);
+}
+END_TEST
+
+namespace {
+
+// Two nodes of 4 GPUs; job 0 (kind 0) runs on node 0 with 2 GPUs, 10
+// epochs of 100 s from time 0; job 1 (kind 1) waits for 2 GPUs, 5 epochs.
+PlanInput two_nodes(double slowdown)
+{
+	PlanInput in;
+	in.nodes = 2;
+	in.gpus_per_node = 4;
+	in.free_per_node = { 2, 4 };
+	in.curves = { omru_test::rigid(2, 2) };
+	PlanJob a;
+	a.id = 1;
+	a.curve = 0;
+	a.remaining_epochs = 10;
+	a.kind = slowdown > 0 ? 0 : -1;
+	in.jobs.push_back(omru_test::running_on_node0(a, 2, 100, 10, false));
+	PlanJob b;
+	b.id = 2;
+	b.curve = 0;
+	b.remaining_epochs = 5;
+	b.kind = slowdown > 0 ? 1 : -1;
+	in.jobs.push_back(b);
+	if (slowdown > 0)
+		in.slowdown = { { 1, slowdown }, { slowdown, 1 } };
+	return in;
+}
+
+} // namespace
+
+START_TEST(test_interfering_job_goes_to_the_free_node)
+{
+	// Blind: best fit puts it beside job 0.
+	Plan blind = make_plan(two_nodes(0));
+	ck_assert_int_eq(blind.now.size(), 1);
+	ck_assert_int_eq(blind.now[0].where[0].first, 0);
+	// With a slowdown of 1.5 both ways it goes to node 1, and no one
+	// is slowed.
+	Plan p = make_plan(two_nodes(1.5));
+	ck_assert_int_eq(p.now.size(), 1);
+	ck_assert_int_eq(p.now[0].where.size(), 1);
+	ck_assert_int_eq(p.now[0].where[0].first, 1);
+	ck_assert_double_eq(p.jobs[0].end_s(), 1000);
+	ck_assert_double_eq(p.jobs[1].end_s(), 500);
+	// A table of pairs that do not interfere places as blind.
+	Plan same = make_plan(two_nodes(1.0));
+	ck_assert_int_eq(same.now[0].where[0].first, 0);
+}
+END_TEST
+
+START_TEST(test_interfering_job_shares_when_nothing_else_fits)
+{
+	PlanInput in = two_nodes(1.5);
+	// Node 1 is held by a job the plan does not price (kind -1).
+	PlanJob c;
+	c.id = 3;
+	c.curve = 1;
+	c.remaining_epochs = 30;
+	PlanJob cr = omru_test::running_on_node0(c, 4, 100, 30, false);
+	cr.where = { { 1, 4 } };
+	in.curves.push_back(omru_test::rigid(4, 2));
+	in.jobs.push_back(cr);
+	in.free_per_node = { 2, 0 };
+	Plan p = make_plan(in);
+	ck_assert_int_eq(p.now.size(), 1);
+	ck_assert_int_eq(p.now[0].where[0].first, 0);
+	// Both run at 150 s per epoch while together: job 1's 5 epochs end
+	// at 750; job 0 did 5 of its 10 by then (at 150 s each) and the last
+	// 5 alone at 100 s each.
+	ck_assert_double_eq_tol(p.jobs[1].end_s(), 750, 1e-9);
+	ck_assert_double_eq_tol(p.jobs[0].end_s(), 1250, 1e-9);
+	ck_assert_double_eq_tol(p.jobs[2].end_s(), 3000, 1e-9); // unpriced
+}
+END_TEST
+
+START_TEST(test_plan_input_checks_the_matrix)
+{
+	PlanInput in = two_nodes(1.5);
+	in.slowdown[0][1] = 0.5;
+	ck_assert(omru_test::refusal(in).find("slowdowns") != std::string::npos);
+	in = two_nodes(1.5);
+	in.slowdown.pop_back();
+	ck_assert(omru_test::refusal(in).find("square") != std::string::npos);
+	in = two_nodes(1.5);
+	in.jobs[1].kind = 2;
+	ck_assert(omru_test::refusal(in).find("interference kind") != std::string::npos);
+}
+END_TEST
+
+namespace {
+
+// 2 nodes x 4 GPUs; a and b interfere (x 1.6 each way), c does not.
+// Blind best fit puts b1 beside a1 (the fullest node that fits) and c1
+// alone; aware, c1 goes beside a1 and b1 alone.
+const char *kProfiles = "model,gpus,epoch_s\n"
+			"a,1,100\na,2,50\n"
+			"b,1,100\nb,2,50\n"
+			"c,1,100\nc,2,50\n";
+const char *kWorkload = "job_id,submit_s,model,epochs,gpus,gpus_min,gpus_max\n"
+			"a1,0,a,20,2,2,2\n"
+			"b1,0,b,20,2,2,2\n"
+			"c1,0,c,20,2,2,2\n";
+
+std::shared_ptr<const InterferenceModel> table(double s)
+{
+	ColocationData d;
+	d.pairs.push_back({ "a", "b", s, s, 1 });
+	d.pairs.push_back({ "b", "b", s, s, 1 });
+	return std::make_shared<const InterferenceModel>(d);
+}
+
+Schedule simulate_with(const omru_test::Inputs &in, const char *policy,
+		       std::shared_ptr<const InterferenceModel> truth)
+{
+	PolicyOptions o;
+	o.omru_interference = truth;
+	auto p = find_policy(policy)->make(o);
+	SimOptions so;
+	so.interference = truth.get();
+	Schedule s = simulate(in.cluster, in.profiles, in.workload, *p, so).schedule;
+	// Slower than the profiles, never faster: the validator's bound holds.
+	ck_assert(validate_schedule(in.cluster, in.profiles, in.workload, s, 0).empty());
+	return s;
+}
+
+double makespan(const Schedule &s)
+{
+	double m = 0;
+	for (const Segment &g : s)
+		m = std::max(m, g.end_s);
+	return m;
+}
+
+} // namespace
+
+START_TEST(test_sim_slows_co_located_jobs_and_omru_avoids_it)
+{
+	omru_test::Inputs in = omru_test::make_inputs("2x4", kProfiles, kWorkload);
+	auto t = table(1.6);
+	Schedule aware = simulate_with(in, "omru", t);
+	Schedule blind = simulate_with(in, "omru-oblivious", t);
+	// Blind, a1 and b1 share a node and run 1.6 x slower.
+	ck_assert(makespan(blind) > 1000 + 1e-6);
+	// Aware: the interfering jobs are kept apart where the GPUs allow.
+	ck_assert(makespan(aware) < makespan(blind) - 1e-6);
+	// No table: the same plan either way (and no slowdown).
+	Schedule plain = simulate_with(in, "omru", nullptr);
+	Schedule plain_blind = simulate_with(in, "omru-oblivious", nullptr);
+	omru_test::ck_assert_same_schedule(plain, plain_blind);
+	// A table whose pairs do not interfere changes nothing.
+	Schedule neutral = simulate_with(in, "omru", table(1.0));
+	omru_test::ck_assert_same_schedule(plain, neutral);
+}
+END_TEST
+
+int main()
+{
+	Suite *s = suite_create("interference");
+	TCase *t = tcase_create("core");
+	tcase_add_test(t, test_pairs_are_bounded_where_they_enter);
+	tcase_add_test(t, test_signals_are_percentages_once_per_model);
+	tcase_add_test(t, test_measured_pairs_are_order_free_and_weighted);
+	tcase_add_test(t, test_fit_prices_unmeasured_pairs_from_signals);
+	tcase_add_test(t, test_interfering_job_goes_to_the_free_node);
+	tcase_add_test(t, test_interfering_job_shares_when_nothing_else_fits);
+	tcase_add_test(t, test_plan_input_checks_the_matrix);
+	tcase_add_test(t, test_sim_slows_co_located_jobs_and_omru_avoids_it);
+	suite_add_tcase(s, t);
+	return run_suite(s);
+}

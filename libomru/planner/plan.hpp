@@ -156,6 +156,11 @@ struct PlanInput {
 	// every running job's time follows its neighbours as they come and go
 	// (plan_simulation.hpp).
 	std::vector<std::vector<double>> slowdown;
+	// With a slowdown matrix: starts go where they interfere least
+	// (true), or where pack_gpus puts them, still priced (false).
+	// make_plan plans both ways and keeps the blind placement only where
+	// it predicts a clearly better plan (it may keep large nodes whole).
+	bool place_apart = true;
 
 	int capacity(int node) const
 	{

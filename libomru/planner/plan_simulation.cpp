@@ -152,7 +152,7 @@ class PlanRun {
 	const NodeCounts *packed_now(const StartClass &k)
 	{
 		const int gpus = k.gpus, set = k.set;
-		if (coloc_ && in_.jobs[k.job].kind >= 0)
+		if (coloc_ && in_.place_apart && in_.jobs[k.job].kind >= 0)
 			return pack_aware(k.job, gpus, set, need_where_) ? &need_where_
 									 : nullptr;
 		if (need_id_[k.job])

@@ -716,10 +716,11 @@ Plan plan_once(const PlanInput &in, const PlanChoice &keep,
 
 } // namespace
 
-Plan make_plan(const PlanInput &in, const PlanChoice &keep,
-	       const PlanSearch &search)
+namespace {
+
+Plan plan_and_shrink(const PlanInput &in, const PlanChoice &keep,
+		     const PlanSearch &search)
 {
-	check_plan_input(in);
 	Plan base = plan_once(in, keep, search);
 	// A shrunk job's plan is searched afresh: the kept choice was for
 	// the input without the shrink.
@@ -728,6 +729,33 @@ Plan make_plan(const PlanInput &in, const PlanChoice &keep,
 	return shrink_to_admit(in, std::move(base), [&](const PlanInput &v) {
 		return plan_once(v, PlanChoice{}, fresh);
 	});
+}
+
+// Fewer unplaced jobs, then clearly less of the objective.
+bool clearly_better(const Plan &a, const Plan &b, Objective obj)
+{
+	if (a.unplaced != b.unplaced)
+		return a.unplaced < b.unplaced;
+	return obj == Objective::Makespan ? clearly_less(a.makespan_s, b.makespan_s)
+					  : clearly_less(a.mean_jct_s, b.mean_jct_s);
+}
+
+} // namespace
+
+Plan make_plan(const PlanInput &in, const PlanChoice &keep,
+	       const PlanSearch &search)
+{
+	check_plan_input(in);
+	Plan apart = plan_and_shrink(in, keep, search);
+	if (in.slowdown.empty() || !in.place_apart)
+		return apart;
+	// Keeping interfering jobs apart can split nodes a later large job
+	// needed whole: the placement that ignores interference (its cost
+	// still priced) wins where its plan is clearly better.
+	PlanInput blind = in;
+	blind.place_apart = false;
+	Plan packed = plan_and_shrink(blind, keep, search);
+	return clearly_better(packed, apart, in.objective) ? packed : apart;
 }
 
 } // namespace planner

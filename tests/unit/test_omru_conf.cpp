@@ -221,6 +221,7 @@ START_TEST(test_unknown_key_lists_the_known_ones)
 			    "PlanRigidJobs, "
 			    "MaxPendingPlanned, Elastic, ElasticGrace, RestartOverhead, "
 			    "ResizeMargin, PhaseAware, PhaseThreshold, LayerProfileDir, "
+			    "ColocationFile, ColocationSignals, "
 			    "PipelineBatch, PipelineGpuMem, LogPlans)");
 }
 END_TEST
@@ -267,6 +268,7 @@ START_TEST(test_include_is_an_unknown_key)
 			    "PlanRigidJobs, "
 			    "MaxPendingPlanned, Elastic, ElasticGrace, RestartOverhead, "
 			    "ResizeMargin, PhaseAware, PhaseThreshold, LayerProfileDir, "
+			    "ColocationFile, ColocationSignals, "
 			    "PipelineBatch, PipelineGpuMem, LogPlans)");
 }
 END_TEST
@@ -543,7 +545,8 @@ START_TEST(test_format_writes_every_key_at_its_default)
 			    "SpreadCost=1.25 Elastic=yes ElasticGrace=300 RestartOverhead=60 "
 			    "ResizeMargin=0.1 "
 			    "PhaseAware=yes PhaseThreshold=0.5 LayerProfileDir=(none) "
-			    "PipelineBatch=32 PipelineGpuMem=0");
+			    "PipelineBatch=32 PipelineGpuMem=0 ColocationFile=(none) "
+			    "ColocationSignals=(none)");
 }
 END_TEST
 
@@ -557,7 +560,9 @@ START_TEST(test_format_writes_the_values_read)
 			    "CorrectionMargin=0.5\nSpreadCost=1.5\nElastic=no\nElasticGrace=45\n"
 			    "RestartOverhead=0\nResizeMargin=0.25\nPhaseAware=no\n"
 			    "PhaseThreshold=0.25\nLayerProfileDir=/etc/slurm/layers\n"
-			    "PipelineBatch=64\nPipelineGpuMem=15.5\n");
+			    "PipelineBatch=64\nPipelineGpuMem=15.5\n"
+			    "ColocationFile=/etc/slurm/pairs.csv\n"
+			    "ColocationSignals=/etc/slurm/signals.csv\n");
 	ck_assert_string_eq(format_omru_conf(c),
 			    "Objective=jct FairnessFactor=2.25 ProfileFile=/a.csv "
 			    "ProfileFile=/b.csv StateDir=/var/omru PlanIntervalMin=0.1 "
@@ -566,7 +571,9 @@ START_TEST(test_format_writes_the_values_read)
 			    "CorrectionMargin=0.5 SpreadCost=1.5 Elastic=no ElasticGrace=45 "
 			    "RestartOverhead=0 "
 			    "ResizeMargin=0.25 PhaseAware=no PhaseThreshold=0.25 "
-			    "LayerProfileDir=/etc/slurm/layers PipelineBatch=64 PipelineGpuMem=15.5");
+			    "LayerProfileDir=/etc/slurm/layers PipelineBatch=64 PipelineGpuMem=15.5 "
+			    "ColocationFile=/etc/slurm/pairs.csv "
+			    "ColocationSignals=/etc/slurm/signals.csv");
 }
 END_TEST
 

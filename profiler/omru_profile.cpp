@@ -6,6 +6,7 @@
 // overwrites the other; slurmctld reads them within seconds.  Exit status:
 // 0 done, 1 the store or a file could not be read or written (or show
 // found no rows), 2 bad usage.
+#include <cstdio>
 #include <ctime>
 #include <iostream>
 #include <unistd.h>
@@ -13,7 +14,9 @@
 #include "cli_args.hpp"
 #include "controller/site_profiles.hpp"
 #include "model/cluster.hpp"
+#include "model/csv_table.hpp" // InputError
 #include "profiler/profile_view.hpp"
+#include "profile/interference_model.hpp"
 #include "profile/store_file.hpp"
 #include "profiler/store_location.hpp"
 #include "profiler/store_users.hpp"
@@ -28,6 +31,7 @@ static const char kUsage[] =
 	"       omru-profile import FILE [--user USER] [--store PATH]\n"
 	"       omru-profile forget MODEL [--user USER | --site | --everyone] [--store PATH]\n"
 	"       omru-profile forget --user USER [--store PATH]\n"
+	"       omru-profile interference --pairs FILE [--signals FILE] [--models A,B,...]\n"
 	"       omru-profile --help | --version\n";
 
 static void print_help()
@@ -46,7 +50,14 @@ static void print_help()
 		"                    as site rows, or as USER's rows with --user\n"
 		"  forget MODEL      USER's rows and correction of MODEL (--user), the\n"
 		"                    site's (--site), or everyone's (--everyone)\n"
-		"  forget --user U   every row of user U\n\n"
+		"  forget --user U   every row of user U\n"
+		"  interference      what co-located jobs cost each other as select/omru\n"
+		"                    prices it from ColocationFile= (--pairs) and\n"
+		"                    ColocationSignals= (--signals): every pair of the\n"
+		"                    models (--models, default every model the files name)\n"
+		"                    as a pairs CSV with where each side comes from\n"
+		"                    (measured, predicted, none) on stdout; the fit's\n"
+		"                    coefficients on stderr\n\n"
 		"  --user USER       a login name or a uid\n"
 		"  --site            only the rows shared by all\n"
 		"  --cluster NxG     the curve on N nodes of G GPUs (default: nodes of 8,\n"
@@ -64,6 +75,7 @@ static void print_help()
 static const std::vector<OptionSpec> kOptions = {
 	{ "user", true }, { "site", false },   { "everyone", false }, { "cluster", true },
 	{ "json", false }, { "store", true },
+	{ "pairs", true }, { "signals", true }, { "models", true },
 };
 
 // Whose rows: --user, --site, --everyone; `fallback` when none is given.
@@ -190,6 +202,65 @@ static int import(const CliArgs &args, const std::string &file, const StoreLocat
 			      (uid == kSiteUid ? std::string("site rows") : user_label(uid) + "'s rows"));
 }
 
+static const char *source_name(InterferenceModel::Source s)
+{
+	switch (s) {
+	case InterferenceModel::Source::Measured:
+		return "measured";
+	case InterferenceModel::Source::Predicted:
+		return "predicted";
+	default:
+		return "none";
+	}
+}
+
+// omru-profile interference: the table as the planner reads it, every pair
+// priced, in the pairs format (a site's emulator or omru-sim can read it).
+static int interference(const CliArgs &args)
+{
+	ColocationData data;
+	try {
+		data = read_colocation(args.required("pairs"), args.get("signals").value_or(""));
+	} catch (const InputError &e) {
+		return fail(e.what());
+	}
+	InterferenceModel m(data);
+	const InterferenceFit &f = m.fit();
+	if (f.fitted)
+		std::fprintf(stderr,
+			     "omru-profile: fit on %d measured directions, rmse %.4f: "
+			     "slowdown(a, b) = 1 + %.4f + %.4f u_b + %.4f m_b + %.4f u_a u_b"
+			     " + %.4f m_a m_b\n",
+			     f.observations, f.rmse, f.coef[0], f.coef[1], f.coef[2],
+			     f.coef[3], f.coef[4]);
+	else
+		std::fprintf(stderr, "omru-profile: no fit (%d measured directions with "
+				     "signals; 10 needed): unmeasured pairs are not priced\n",
+			     f.observations);
+	std::vector<std::string> models;
+	if (auto list = args.get("models")) {
+		for (size_t at = 0; at <= list->size();) {
+			size_t comma = std::min(list->find(',', at), list->size());
+			std::string name = list->substr(at, comma - at);
+			if (!valid_model_name(name))
+				throw UsageError("--models: '" + name + "' is not a model name");
+			models.push_back(name);
+			at = comma + 1;
+		}
+	} else {
+		models = m.models();
+	}
+	std::printf("model_a,model_b,slowdown_a,slowdown_b,source_a,source_b\n");
+	for (size_t i = 0; i < models.size(); i++)
+		for (size_t j = i; j < models.size(); j++) {
+			const std::string &a = models[i], &b = models[j];
+			std::printf("%s,%s,%.4f,%.4f,%s,%s\n", a.c_str(), b.c_str(),
+				    m.slowdown(a, b), m.slowdown(b, a),
+				    source_name(m.source(a, b)), source_name(m.source(b, a)));
+		}
+	return 0;
+}
+
 static int profile_main(std::vector<std::string> argv)
 {
 	if (argv.empty())
@@ -202,6 +273,16 @@ static int profile_main(std::vector<std::string> argv)
 		argv.erase(argv.begin());
 	}
 	CliArgs args(argv, kOptions);
+	if (cmd == "interference") {
+		if (!operand.empty())
+			throw UsageError("interference takes no operand ('" + operand + "')");
+		for (const char *o : { "user", "site", "everyone", "cluster", "json", "store" })
+			if (args.has(o))
+				throw UsageError(std::string("--") + o + " is not for interference");
+		return interference(args);
+	}
+	if (args.has("pairs") || args.has("signals") || args.has("models"))
+		throw UsageError("--pairs, --signals and --models are for interference");
 	if (cmd != "list" && cmd != "show" && cmd != "import" && cmd != "forget")
 		throw UsageError("unknown command '" + cmd + "'");
 	if ((cmd == "show" || cmd == "import") && operand.empty())

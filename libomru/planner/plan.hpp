@@ -158,8 +158,9 @@ struct PlanInput {
 	std::vector<std::vector<double>> slowdown;
 	// With a slowdown matrix: starts go where they interfere least
 	// (true), or where pack_gpus puts them, still priced (false).
-	// make_plan plans both ways and keeps the blind placement only where
-	// it predicts a clearly better plan (it may keep large nodes whole).
+	// make_plan also plans the latter way, from the choice it makes blind
+	// to the matrix, and keeps that plan only where it is clearly better
+	// (pack_gpus may keep large nodes whole).
 	bool place_apart = true;
 
 	int capacity(int node) const

@@ -750,11 +750,18 @@ Plan make_plan(const PlanInput &in, const PlanChoice &keep,
 	if (in.slowdown.empty() || !in.place_apart)
 		return apart;
 	// Keeping interfering jobs apart can split nodes a later large job
-	// needed whole: the placement that ignores interference (its cost
-	// still priced) wins where its plan is clearly better.
+	// needed whole, and pricing interference reshapes the search: the
+	// plan the planner makes blind to interference (its choice of counts
+	// and order, then searched from with interference priced and placed
+	// as pack_gpus places) wins where it is clearly better.
 	PlanInput blind = in;
-	blind.place_apart = false;
-	Plan packed = plan_and_shrink(blind, keep, search);
+	blind.slowdown.clear();
+	for (PlanJob &pj : blind.jobs)
+		pj.kind = -1;
+	const PlanChoice blind_choice = plan_and_shrink(blind, keep, search).choice;
+	PlanInput packed_in = in;
+	packed_in.place_apart = false;
+	Plan packed = plan_and_shrink(packed_in, blind_choice, search);
 	return clearly_better(packed, apart, in.objective) ? packed : apart;
 }
 

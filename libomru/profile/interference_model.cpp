@@ -136,6 +136,18 @@ double InterferenceModel::slowdown(const std::string &a, const std::string &b) c
 	return predicted(ia->second, ib->second);
 }
 
+std::vector<std::string> InterferenceModel::models() const
+{
+	std::vector<std::string> out;
+	for (const auto &[key, s] : measured_)
+		out.push_back(key.first);
+	for (const auto &[model, s] : signals_)
+		out.push_back(model);
+	std::sort(out.begin(), out.end());
+	out.erase(std::unique(out.begin(), out.end()), out.end());
+	return out;
+}
+
 std::vector<std::vector<double>>
 InterferenceModel::matrix(const std::vector<std::string> &models) const
 {

@@ -66,6 +66,8 @@ class InterferenceModel {
 	const InterferenceFit &fit() const { return fit_; }
 	// Measured (a, b) directions: a pair of two models counts twice.
 	size_t measured_pairs() const { return measured_.size(); }
+	// Every model the table names (pairs or signals), sorted.
+	std::vector<std::string> models() const;
 	// slowdown(models[i], models[j]) for every i, j.
 	std::vector<std::vector<double>> matrix(const std::vector<std::string> &models) const;
 

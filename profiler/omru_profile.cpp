@@ -202,6 +202,10 @@ static int import(const CliArgs &args, const std::string &file, const StoreLocat
 			      (uid == kSiteUid ? std::string("site rows") : user_label(uid) + "'s rows"));
 }
 
+// Holding out each pair refits the model once per pair: beyond this many
+// rows the check would take minutes, and is left out.
+constexpr size_t kMaxHeldOutRows = 2000;
+
 static const char *source_name(InterferenceModel::Source s)
 {
 	switch (s) {
@@ -237,6 +241,15 @@ static int interference(const CliArgs &args)
 		std::fprintf(stderr, "omru-profile: no fit (%d measured directions with "
 				     "signals; 10 needed): unmeasured pairs are not priced\n",
 			     f.observations);
+	if (data.pairs.size() <= kMaxHeldOutRows) {
+		HeldOutError h = held_out_error(data);
+		if (h.directions)
+			std::fprintf(stderr,
+				     "omru-profile: each measured pair held out and predicted by "
+				     "the fit on the rest: rmse %.4f over %d directions (the "
+				     "rest's mean: %.4f; no slowdown: %.4f)\n",
+				     h.rmse_fit, h.directions, h.rmse_mean, h.rmse_none);
+	}
 	std::vector<std::string> models;
 	if (auto list = args.get("models")) {
 		for (size_t at = 0; at <= list->size();) {

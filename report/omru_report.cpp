@@ -15,6 +15,7 @@
 
 #include "cli_args.hpp"
 #include "cluster_gpus.hpp"
+#include "colocation_observed.hpp"
 #include "report_stats.hpp"
 #include "report_svg.hpp"
 #include "report_text.hpp"
@@ -26,8 +27,9 @@ using namespace omru::report;
 
 static const char kUsage[] =
 	"usage: omru-report [-j LIST] [-S START] [-E END] [-u USER | --all-users]\n"
-	"                   [--gpus N] [--json] [--svg FILE]\n"
+	"                   [--gpus N] [--json] [--svg FILE] [--colocation-out FILE]\n"
 	"       omru-report --sacct-file FILE [--gpus N] [--json] [--svg FILE]\n"
+	"                   [--colocation-out FILE]\n"
 	"       omru-report --help | --version\n";
 
 static void print_help()
@@ -47,7 +49,14 @@ static void print_help()
 		"                           sinfo -h -o '%N %G', summed)\n"
 		"  --json                   print one JSON document instead of the table\n"
 		"  --svg FILE               write a Gantt chart of what ran and a\n"
-		"                           predicted-vs-real scatter plot (SVG)\n\n"
+		"                           predicted-vs-real scatter plot (SVG)\n"
+		"  --colocation-out FILE    what co-location cost the window's jobs, as a\n"
+		"                           co-location pairs table (ColocationFile= of\n"
+		"                           omru.conf(5)): each completed job that shared\n"
+		"                           its nodes with jobs of one other model all\n"
+		"                           along, its epoch time over its model's alone\n"
+		"                           at the same GPU and node count; the counts of\n"
+		"                           jobs used and left out on standard error\n\n"
 		"Columns: JOBID STATE MODEL GPUS WAIT_S (Start - Submit) PREDICTED_S\n"
 		"REAL_S (End - Start) ERROR% ((real - predicted) / predicted, completed\n"
 		"jobs) SAMPLES/S DATA_WAIT% PROFILE P (the job profiled).\n\n"
@@ -60,6 +69,7 @@ static const std::vector<OptionSpec> kOptions = {
 	{ "jobs", true },       { "starttime", true }, { "endtime", true },
 	{ "user", true },       { "all-users", false }, { "sacct-file", true },
 	{ "gpus", true },       { "json", false },      { "svg", true },
+	{ "colocation-out", true },
 };
 static const std::map<std::string, std::string> kShort = {
 	{ "-j", "--jobs" }, { "-S", "--starttime" }, { "-E", "--endtime" },
@@ -196,6 +206,21 @@ static int report_main(const std::vector<std::string> &argv)
 		std::cerr << "omru-report: " << w << "\n";
 
 	const WindowStats stats = window_stats(jobs, cluster_gpus);
+	if (auto path = args.get("colocation-out")) {
+		const ColocationFindings f = observe_colocation(jobs);
+		std::ofstream out(*path);
+		write_colocation_pairs(out, f);
+		if (!out.flush()) {
+			std::cerr << "omru-report: " << *path << ": cannot write the pairs\n";
+			return 1;
+		}
+		std::cerr << "omru-report: co-location: " << f.observations.size()
+			  << " job(s) beside one other model all along, " << f.alone
+			  << " alone (the references), " << f.mixed
+			  << " beside several or for part of their run, " << f.no_reference
+			  << " without an alone run of their model, count and span to "
+			     "compare with\n";
+	}
 	if (auto path = args.get("svg")) {
 		std::ofstream f(*path);
 		write_report_svg(f, jobs, stats, node_gpus);

@@ -172,12 +172,13 @@ std::vector<int> Controller::profiling_counts(const JobSnap &j, int gpus)
 std::string Controller::job_ended(const JobEnd &e, double now_s)
 {
 	learned_.erase(e.job_id);
+	const ColocationBook::Seen seen = colocation_.take(e.job_id, now_s);
 	if (e.model.empty() || e.gpus < 1 || e.nodes < 1)
 		return "";
 	learn_rows(e.job_id, e.uid, e.model, e.gpus, e.nodes, e.rows, now_s);
 	learned_.erase(e.job_id);
 	std::string loader = learn_loader(e, now_s);
-	std::string runtime = learn_runtime(e, now_s);
+	std::string runtime = learn_runtime(e, seen, now_s);
 	return loader.empty() || runtime.empty() ? loader + runtime
 						 : loader + "; " + runtime;
 }
@@ -211,7 +212,8 @@ std::string Controller::learn_loader(const JobEnd &e, double now_s)
 
 // A completed job's real epoch time, learned when it is off the
 // prediction by more than the margin.  RET a line for the log, or "".
-std::string Controller::learn_runtime(const JobEnd &e, double now_s)
+std::string Controller::learn_runtime(const JobEnd &e, const ColocationBook::Seen &seen,
+				      double now_s)
 {
 	double work_s = e.run_s - e.profile_s;
 	// A resized job's last run did part of the epochs: not comparable.
@@ -230,15 +232,40 @@ std::string Controller::learn_runtime(const JobEnd &e, double now_s)
 		if (const SpeedModel *sm = book.model_for(nodes, gpn))
 			predicted = sm->spread(m, e.gpus, nodes).epoch_s;
 	}
+	// Beside other jobs it was predicted slower by what the co-location
+	// table says they cost it: only the rest is the curve's error.
+	std::string beside;
+	if (predicted > 0 && settings_.interference && seen.seen_s > 0) {
+		if (!seen.only_neighbour.empty()) {
+			char b[256];
+			std::snprintf(b, sizeof(b),
+				      "; beside model %s all along: slowdown %.3g measured, "
+				      "%.3g in the co-location table",
+				      seen.only_neighbour.c_str(), real / predicted,
+				      settings_.interference->slowdown(e.model, seen.only_neighbour));
+			beside = b;
+		}
+		predicted *= seen.mean_factor;
+	}
 	bool off = !(predicted > 0) ||
 		   std::abs(real / predicted - 1) > settings_.correction_margin;
-	if (!off)
-		return "";
+	if (!off) {
+		if (beside.empty())
+			return "";
+		char b[160];
+		std::snprintf(b, sizeof(b),
+			      "model %s of uid %u: epoch %.3g s at %d GPU(s), predicted %.3g s "
+			      "with its neighbours",
+			      e.model.c_str(), e.uid, real, e.gpus, predicted);
+		return b + beside;
+	}
 	profiler::StoreRow row;
 	row.model = e.model;
 	row.gpus = e.gpus;
 	row.nodes = e.nodes;
-	row.epoch_s = real;
+	// The row is the model's time alone: without what its neighbours
+	// cost it (the co-location table's mean factor over its run).
+	row.epoch_s = settings_.interference && seen.seen_s > 0 ? real / seen.mean_factor : real;
 	row.source = profiler::RowSource::Runtime;
 	row.when = static_cast<int64_t>(now_s);
 	row.job_id = e.job_id;
@@ -254,21 +281,24 @@ std::string Controller::learn_runtime(const JobEnd &e, double now_s)
 							 row.when));
 		std::snprintf(buf, sizeof(buf),
 			      "model %s of uid %u: epoch %.3g s at %d GPU(s) over %d "
-			      "node(s), predicted %.3g s: curve corrected (factor %.3g)",
+			      "node(s), predicted %.3g s%s: curve corrected (factor %.3g)",
 			      e.model.c_str(), e.uid, real, e.gpus, e.nodes,
-			      predicted, factor);
+			      predicted, seen.mean_factor > 1 ? " with its neighbours" : "",
+			      factor);
 	} else {
 		std::snprintf(buf, sizeof(buf),
 			      "model %s of uid %u: epoch %.3g s at %d GPU(s) over %d "
 			      "node(s) learned from its runtime",
 			      e.model.c_str(), e.uid, real, e.gpus, e.nodes);
 	}
-	return buf;
+	return buf + beside;
 }
 
 void Controller::plan(const Snapshot &snap, double time_cap_ms)
 {
 	auto t0 = std::chrono::steady_clock::now();
+	if (settings_.interference && !settings_.interference->empty())
+		colocation_.observe(snap, *settings_.interference);
 	PlanSettings st = settings_;
 	st.max_pending = std::min(settings_.max_pending, pending_cap_);
 	for (const JobSnap &j : snap.jobs)

@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "controller/colocation_book.hpp"
 #include "controller/plan_input.hpp"
 #include "controller/profile_books.hpp"
 #include "controller/snapshot.hpp"
@@ -155,7 +156,8 @@ class Controller {
 	void change(profiler::StoreOp op);
 	std::vector<int> profiling_counts(const JobSnap &j, int gpus);
 	std::string learn_loader(const JobEnd &e, double now_s);
-	std::string learn_runtime(const JobEnd &e, double now_s);
+	std::string learn_runtime(const JobEnd &e, const ColocationBook::Seen &seen,
+				  double now_s);
 	void size_cpus(Decision &d, const JobSnap &j) const;
 
 	std::shared_ptr<profiler::ProfileStore> store_;
@@ -169,6 +171,8 @@ class Controller {
 	std::unordered_map<uint32_t, Decision> decisions_;
 	PlanStats stats_;
 	ResizeBook resizes_;
+	// ColocationFile=: what its neighbours cost each running job so far.
+	ColocationBook colocation_;
 	std::vector<StopRequest> stops_;
 	std::vector<std::string> notes_;
 	// (uid, model) already logged as unpriceable, so the log says it once.

@@ -58,8 +58,14 @@ std::vector<ColocationPair> colocation_pairs_from_csv(const CsvTable &csv)
 		ColocationPair p;
 		p.a = model_field(r, c_a);
 		p.b = model_field(r, c_b);
-		p.slowdown_a = slowdown_field(r, c_sa);
-		p.slowdown_b = slowdown_field(r, c_sb);
+		p.has_a = !r.field(c_sa).empty();
+		p.has_b = !r.field(c_sb).empty();
+		if (!p.has_a && !p.has_b)
+			r.fail(c_sa, "neither slowdown is given");
+		if (p.has_a)
+			p.slowdown_a = slowdown_field(r, c_sa);
+		if (p.has_b)
+			p.slowdown_b = slowdown_field(r, c_sb);
 		if (c_n && r.has(*c_n) && !r.field(*c_n).empty()) {
 			p.samples = r.positive_double(*c_n);
 			if (p.samples > kMaxSamples)

@@ -4,7 +4,9 @@
 //   pairs:   model_a,model_b,slowdown_a,slowdown_b[,samples]
 //            slowdown_a: model_a's epoch time next to a job of model_b over
 //            its time alone (and slowdown_b the other way round); a row is
-//            order-free and a model may meet itself.
+//            order-free and a model may meet itself.  One of the two may
+//            be empty: that side was not measured (omru-report
+//            --colocation-out writes what jobs measured, often one side).
 //   signals: model,gpu_util,mem_util
 //            what a model uses alone: GPU utilisation and GPU
 //            memory-controller utilisation, in percent (NVML's
@@ -36,6 +38,7 @@ struct ColocationPair {
 	std::string a, b;
 	double slowdown_a = 1, slowdown_b = 1; // within [1, kMaxSlowdown]
 	double samples = 1;                    // the weight among rows of a pair
+	bool has_a = true, has_b = true;       // that side was measured
 };
 
 struct SoloSignals {
@@ -51,7 +54,7 @@ struct ColocationData {
 
 // Throw InputError (model/csv_table.hpp) naming the file, line and column
 // of a missing column, a bad model name, a slowdown that is not a number in
-// (0, 100], a utilisation outside [0, 100], a second signals row of one
+// (0, 100] (or both empty), a utilisation outside [0, 100], a second signals row of one
 // model, or more than kMaxColocationRows rows.
 std::vector<ColocationPair> colocation_pairs_from_csv(const CsvTable &csv);
 std::vector<SoloSignals> solo_signals_from_csv(const CsvTable &csv);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 namespace omru {
 namespace {
@@ -56,8 +57,10 @@ InterferenceModel::InterferenceModel(const ColocationData &d)
 		weight += w;
 	};
 	for (const ColocationPair &p : d.pairs) {
-		add(p.a, p.b, p.slowdown_a, p.samples);
-		add(p.b, p.a, p.slowdown_b, p.samples);
+		if (p.has_a)
+			add(p.a, p.b, p.slowdown_a, p.samples);
+		if (p.has_b)
+			add(p.b, p.a, p.slowdown_b, p.samples);
 	}
 	for (const auto &[key, sw] : sums)
 		measured_[key] = std::clamp(sw.first / sw.second, 1.0, kMaxSlowdown);
@@ -134,6 +137,61 @@ double InterferenceModel::slowdown(const std::string &a, const std::string &b) c
 	if (ia == signals_.end() || ib == signals_.end())
 		return 1;
 	return predicted(ia->second, ib->second);
+}
+
+HeldOutError held_out_error(const ColocationData &d)
+{
+	std::set<std::string> with_signals;
+	for (const SoloSignals &s : d.signals)
+		with_signals.insert(s.model);
+	auto key = [](const ColocationPair &p) {
+		return p.a < p.b ? std::make_pair(p.a, p.b) : std::make_pair(p.b, p.a);
+	};
+	std::set<std::pair<std::string, std::string>> pairs;
+	for (const ColocationPair &p : d.pairs)
+		if (with_signals.count(p.a) && with_signals.count(p.b))
+			pairs.insert(key(p));
+	HeldOutError e;
+	double se_fit = 0, se_mean = 0, se_none = 0;
+	for (const auto &held : pairs) {
+		ColocationData rest;
+		rest.signals = d.signals;
+		ColocationData out;
+		for (const ColocationPair &p : d.pairs)
+			(key(p) == held ? out : rest).pairs.push_back(p);
+		InterferenceModel m(rest);
+		if (!m.fit().fitted)
+			continue;
+		double sum = 0;
+		int n = 0;
+		for (const auto &[a, b] : m.measured_directions()) {
+			sum += m.slowdown(a, b);
+			n++;
+		}
+		const double mean = n ? sum / n : 1;
+		InterferenceModel truth(out);
+		for (const auto &[a, b] : truth.measured_directions()) {
+			double s = truth.slowdown(a, b), p = m.slowdown(a, b);
+			se_fit += (p - s) * (p - s);
+			se_mean += (mean - s) * (mean - s);
+			se_none += (1 - s) * (1 - s);
+			e.directions++;
+		}
+	}
+	if (e.directions) {
+		e.rmse_fit = std::sqrt(se_fit / e.directions);
+		e.rmse_mean = std::sqrt(se_mean / e.directions);
+		e.rmse_none = std::sqrt(se_none / e.directions);
+	}
+	return e;
+}
+
+std::vector<std::pair<std::string, std::string>> InterferenceModel::measured_directions() const
+{
+	std::vector<std::pair<std::string, std::string>> out;
+	for (const auto &[key, s] : measured_)
+		out.push_back(key);
+	return out;
 }
 
 std::vector<std::string> InterferenceModel::models() const

@@ -66,6 +66,8 @@ class InterferenceModel {
 	const InterferenceFit &fit() const { return fit_; }
 	// Measured (a, b) directions: a pair of two models counts twice.
 	size_t measured_pairs() const { return measured_.size(); }
+	// The measured (a, b) directions, sorted.
+	std::vector<std::pair<std::string, std::string>> measured_directions() const;
 	// Every model the table names (pairs or signals), sorted.
 	std::vector<std::string> models() const;
 	// slowdown(models[i], models[j]) for every i, j.
@@ -81,6 +83,17 @@ class InterferenceModel {
 	std::map<std::string, Signals> signals_;
 	InterferenceFit fit_;
 };
+
+// How well the fit prices pairs nobody measured: each measured pair whose
+// two models have signals is held out in turn and its directions predicted
+// by the fit on the rest (omru-profile interference prints it).  Beside it,
+// the error of the rest's mean measured slowdown and of no slowdown (1), so
+// the fit's number has something to be compared with.  O(pairs x rows).
+struct HeldOutError {
+	int directions = 0; // predicted (0: too few pairs to fit without one)
+	double rmse_fit = 0, rmse_mean = 0, rmse_none = 0;
+};
+HeldOutError held_out_error(const ColocationData &d);
 
 // The regression's features for a next to b (c0's is 1).
 std::array<double, InterferenceFit::kTerms> interference_features(double u_a, double m_a,

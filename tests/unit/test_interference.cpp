@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "controller/colocation_book.hpp"
 #include "model/csv_table.hpp"
 #include "plan_fixture.hpp"
 #include "planner/planner.hpp"
@@ -306,6 +307,53 @@ START_TEST(test_sim_slows_co_located_jobs_and_omru_avoids_it)
 }
 END_TEST
 
+namespace {
+
+controller::JobSnap running_job(uint32_t id, const char *model, int node)
+{
+	controller::JobSnap j;
+	j.job_id = id;
+	j.running = true;
+	j.omru = true;
+	j.model = model;
+	j.gpus = 1;
+	j.where = { { node, 1 } };
+	return j;
+}
+
+} // namespace
+
+// What its neighbours cost a running job, integrated between plans: the
+// controller compares a finished job's real epoch time with its curve
+// times this, so interference is not learned into the curve.
+START_TEST(test_colocation_book_integrates_the_factor)
+{
+	ColocationData d;
+	d.pairs.push_back({ "a", "b", 1.5, 1.2, 1 });
+	InterferenceModel m(d);
+	controller::ColocationBook book;
+	controller::Snapshot s;
+	s.now_s = 100;
+	s.jobs = { running_job(1, "a", 0), running_job(2, "b", 0), running_job(3, "c", 1) };
+	book.observe(s, m);
+	s.now_s = 110; // b left: a alone
+	s.jobs = { running_job(1, "a", 0), running_job(3, "c", 1) };
+	book.observe(s, m);
+	controller::ColocationBook::Seen a = book.take(1, 130);
+	ck_assert_double_eq_tol(a.mean_factor, (1.5 * 10 + 1 * 20) / 30, 1e-12);
+	ck_assert_double_eq(a.seen_s, 30);
+	ck_assert_string_eq(a.only_neighbour, ""); // alone once
+	controller::ColocationBook::Seen b = book.take(2, 112);
+	ck_assert_double_eq_tol(b.mean_factor, 1.2, 1e-12);
+	ck_assert_string_eq(b.only_neighbour, "a");
+	controller::ColocationBook::Seen c = book.take(3, 130);
+	ck_assert_double_eq(c.mean_factor, 1.0);
+	controller::ColocationBook::Seen none = book.take(42, 130);
+	ck_assert_double_eq(none.mean_factor, 1.0);
+	ck_assert_int_eq(book.size(), 0);
+}
+END_TEST
+
 int main()
 {
 	Suite *s = suite_create("interference");
@@ -318,6 +366,7 @@ int main()
 	tcase_add_test(t, test_interfering_job_shares_when_nothing_else_fits);
 	tcase_add_test(t, test_plan_input_checks_the_matrix);
 	tcase_add_test(t, test_sim_slows_co_located_jobs_and_omru_avoids_it);
+	tcase_add_test(t, test_colocation_book_integrates_the_factor);
 	suite_add_tcase(s, t);
 	return run_suite(s);
 }

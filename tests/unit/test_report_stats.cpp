@@ -5,11 +5,13 @@
 #include "check_cxx.hpp"
 
 #include <cstdlib>
+#include <sstream>
 #include <ctime>
 #include <string>
 #include <vector>
 
 #include "report/cluster_gpus.hpp"
+#include "report/colocation_observed.hpp"
 #include "report/report_stats.hpp"
 #include "report/sacct_jobs.hpp"
 
@@ -454,6 +456,51 @@ START_TEST(test_sinfo_bad_lines_are_skipped_with_a_warning)
 }
 END_TEST
 
+
+// ---- co-location (--colocation-out) ---------------------------------------
+
+namespace {
+
+const char kTres1[] = "billing=4,cpu=4,gres/gpu=1,mem=16G,node=1";
+
+std::string omru_job(const std::string &id, const char *model, int start, int end,
+		     const std::string &node, const char *state = "COMPLETED")
+{
+	return line(id, state, at(0), at(start), at(end), kTres1, node,
+		    std::string("omru: gpus=1 predicted_s=600 profile=site model=") + model +
+			    " epochs=10");
+}
+
+} // namespace
+
+START_TEST(test_colocation_measures_jobs_beside_one_model)
+{
+	// a alone on n1: 10 epochs in 10 min, 60 s each (the reference).
+	// a beside b on n2 for its whole run: 15 min, 90 s an epoch: 1.5.
+	// b (and c) beside a: none ran alone, nothing to compare with.
+	// a on n3 beside b, then c: two models, left out.
+	// a on n4 beside b for a third of its run only: left out.
+	// a on n5 beside another a all along (both 12 min): 1.2 each side.
+	std::vector<JobReport> jobs = reports(
+		omru_job("1", "a", 0, 10, "n1") + omru_job("2", "a", 0, 15, "n2") +
+		omru_job("3", "b", 0, 15, "n2") + omru_job("4", "a", 0, 12, "n3") +
+		omru_job("5", "b", 0, 6, "n3") + omru_job("6", "c", 6, 12, "n3") +
+		omru_job("7", "a", 20, 32, "n4") + omru_job("8", "b", 20, 24, "n4") +
+		omru_job("9", "a", 40, 52, "n5") + omru_job("10", "a", 40, 52, "n5") +
+		omru_job("11", "a", 60, 70, "n1", "FAILED"));
+	ColocationFindings f = observe_colocation(jobs);
+	ck_assert_int_eq(f.alone, 1);
+	ck_assert_int_eq(f.mixed, 2);        // 4 (two models), 7 (a third)
+	ck_assert_int_eq(f.no_reference, 4); // b and c ran alone nowhere: 3, 5, 6, 8
+	ck_assert_int_eq(f.observations.size(), 3);
+	std::ostringstream out;
+	write_colocation_pairs(out, f);
+	ck_assert_string_eq(out.str(), "model_a,model_b,slowdown_a,slowdown_b,samples\n"
+				       "a,a,1.200,1.200,2\n"
+				       "a,b,1.500,,1\n");
+}
+END_TEST
+
 int main(void)
 {
 	// The dumps' times are local times; fix the zone so days have 24 h.
@@ -496,6 +543,7 @@ int main(void)
 	tcase_add_test(sinfo, test_gres_gpu_forms);
 	tcase_add_test(sinfo, test_sinfo_nodes_count_once_across_partitions);
 	tcase_add_test(sinfo, test_sinfo_bad_lines_are_skipped_with_a_warning);
+	tcase_add_test(sinfo, test_colocation_measures_jobs_beside_one_model);
 	suite_add_tcase(s, sinfo);
 	return run_suite(s);
 }

@@ -55,6 +55,7 @@ core_files=(
   libomru/loader/loader_entry.cpp libomru/pipeline/layer_profile.cpp
   libomru/policy/gpu_links.cpp
   libomru/profile/loader_model.cpp libomru/profile/profile_store.cpp libomru/profile/profile_table.cpp
+  libomru/profile/colocation_table.cpp libomru/profile/interference_model.cpp
 )
 core=$(printf "$top/%s\n" "${core_files[@]}")
 objs=()

@@ -2,8 +2,10 @@
 # colocation-cpu.sh - measures what two omru-train runs on this machine's
 # shared CPU cores cost each other (issue 30: the pairs measured here, on
 # CPU): every model alone, then every pair of models at once, each run
-# with --threads T (default: all cores, so a pair shares every core, as two
-# jobs' trainers and loaders share a node's CPUs).  A run's speed is its
+# with --threads T: all cores (the default) and a pair shares every core,
+# as two jobs' trainers and loaders share a node's CPUs without core
+# binding; 1 and on a 2-core machine each has a core of its own and they
+# share the caches and memory bandwidth only.  A run's speed is its
 # samples/s over its second epoch (the first pays the warm-up); a pair's
 # slowdown is alone / beside the other for each side, the other training
 # all along.  Writes the pairs in the
@@ -12,7 +14,7 @@
 #
 # usage: tests/bench/colocation-cpu.sh [BUILD_DIR] [OUT]
 # env:   OMRU_COLOC_MODELS ("tiny resnet18"), OMRU_COLOC_STEPS (steps per
-#        epoch; default 40 for tiny, 8 otherwise), OMRU_COLOC_THREADS (nproc)
+#        epoch; default 70 for tiny, 8 otherwise), OMRU_COLOC_THREADS (nproc)
 set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${1:-$top/build}
@@ -22,22 +24,27 @@ train=$build/trainer/omru-train
 models=${OMRU_COLOC_MODELS:-tiny resnet18}
 threads=${OMRU_COLOC_THREADS:-$(nproc)}
 work=$(mktemp -d /tmp/omru-coloc-cpu.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+trap 'jobs -p | xargs -r kill 2>/dev/null; rm -rf "$work"' EXIT
 "$build/trainer/omru-cifar-synth" --out "$work/data" --train 10000 --test 100 >/dev/null
 
 batch_of() { [ "$1" = tiny ] && echo 128 || echo 32; }
-steps_of() { echo "${OMRU_COLOC_STEPS:-$([ "$1" = tiny ] && echo 40 || echo 8)}"; }
-# run MODEL TAG [STEPS]: one training run of two epochs, metrics to TAG.json.
-run() {
-  local m=$1 tag=$2 steps=${3:-$(steps_of "$1")}
-  "$train" --data "$work/data" --model "$m" --batch-size "$(batch_of "$m")" \
-    --threads "$threads" --loader-workers 1 --epochs 2 --warmup-epochs 0 \
-    --max-steps-per-epoch "$steps" --metrics "$work/$tag.json" >/dev/null 2>"$work/$tag.err"
+steps_of() { echo "${OMRU_COLOC_STEPS:-$([ "$1" = tiny ] && echo 70 || echo 8)}"; }
+# cmd_of MODEL TAG EPOCHS: sets cmd, one training run (EPOCHS epochs of
+# the model's steps), metrics to TAG.json.
+cmd_of() {
+  cmd=("$train" --data "$work/data" --model "$1" --batch-size "$(batch_of "$1")"
+       --threads "$threads" --loader-workers 1 --epochs "$3" --warmup-epochs 0
+       --max-steps-per-epoch "$(steps_of "$1")" --metrics "$work/$2.json")
+}
+run() { # MODEL TAG: two epochs, in the foreground
+  cmd_of "$1" "$2" 2
+  "${cmd[@]}" >/dev/null 2>"$work/$2.err"
 }
 # beside MODEL OTHER TAG: MODEL's run while OTHER trains all along (started
-# first, stopped after).
+# first, killed after: the trainer itself, no shell between).
 beside() {
-  run "$2" "$3-other" 100000 &
+  cmd_of "$2" "$3-other" 100000
+  "${cmd[@]}" >/dev/null 2>&1 &
   local other=$!
   sleep 3
   run "$1" "$3"

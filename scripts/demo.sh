@@ -62,6 +62,18 @@ ProfileFile=$state.profiles.csv
 CpusPerGpu=1
 LogPlans=yes
 CONF
+emulated=0
+[ $emulate = 1 ] || [ ! -x "$build/trainer/omru-train" ] && emulated=1
+if [ $emulated = 1 ]; then
+  # Co-located jobs slow each other down: every pair of the T4 models as
+  # select/omru prices it from Lucid's measured pairs and solo signals
+  # (data/colocation/), for the plan (ColocationFile=) and the emulator.
+  models=$(awk -F, 'NR > 1 && !/^#/ { print $1 }' "$state.profiles.csv" | sort -u | paste -sd,)
+  "$build/profiler/omru-profile" interference --models "$models" \
+    --pairs "$top/data/colocation/t4-pairs.csv" \
+    --signals "$top/data/colocation/t4-signals.csv" >"$state.pairs.csv" 2>/dev/null
+  echo "ColocationFile=$state.pairs.csv" >>"$state.omru.conf"
+fi
 "$top/scripts/cluster/start.sh" --state "$state" \
   --select-type select/omru_cons_tres --plugin-dir "$build/select_plugin/.libs" \
   --plugstack "$state.plugstack.conf" --omru-conf "$state.omru.conf" \
@@ -75,7 +87,7 @@ rm -rf "$state/out"  # checkpoints of an earlier run would be resumed
 mkdir -p "$state/out"
 # sbatch copies the job script into its spool: the environment tells the
 # copy where everything is.
-if [ $emulate = 0 ] && [ -x "$build/trainer/omru-train" ]; then
+if [ $emulated = 0 ]; then
   workload=$top/demo/train-workload.txt job=$top/demo/omru-train-job
   export OMRU_TRAIN=$build/trainer/omru-train OMRU_DEMO_DATA=$state/cifar OMRU_DEMO_OUT=$state/out
   "$build/trainer/omru-cifar-synth" --out "$OMRU_DEMO_DATA" --train 4096 --test 512 | sed 's/^/  /'
@@ -84,7 +96,7 @@ else
   workload=$top/demo/workload.txt job=$top/demo/omru-job-emulator
   export OMRU_EMU_PROFILES=$state.profiles.csv OMRU_EMU_TIME_SCALE=1
   # Elastic jobs' progress checkpoints (omru-job-emulator).
-  export OMRU_EMU_STATE_DIR=$state/out
+  export OMRU_EMU_STATE_DIR=$state/out OMRU_EMU_COLOCATION=$state.pairs.csv
   echo "== submitting $(grep -cv '^#' "$workload") jobs (job emulator, time scale $scale)"
 fi
 # Every job is submitted on hold and released at once, so the plan sees the
@@ -142,6 +154,13 @@ resizes=$(grep -h 'resized by the plan\|resumed after a resize\|did not stop wit
 if [ -n "$resizes" ]; then
   echo "== elastic jobs (--omru-elastic) the plan resized (slurmctld log)"
   sed 's/^/  /' <<<"$resizes"
+fi
+if [ $emulated = 1 ]; then
+  echo "== co-location: what each job's neighbours cost it (emulated by the pair table the plan priced)"
+  for id in "${ids[@]}"; do
+    f=$(grep -ho 'interference mean_factor=[0-9.]*' "$state/out/$id.out" | tail -n1 | cut -d= -f2)
+    printf '  job %s %-16s mean slowdown %s\n' "$id" "$(sacct -n -X -j "$id" -o JobName%16 | xargs)" "${f:-?}"
+  done
 fi
 echo "== omru-report: predicted vs real, throughput, the window's makespan and GPU use"
 "$build/report/omru-report" -j "$joblist" --svg "$state/report.svg" | sed 's/^/  /'

@@ -409,7 +409,8 @@ void PlanRun::drop_resident(int job, const NodeCounts &where)
 {
 	for (auto [node, n] : where) {
 		std::vector<int> &r = residents_[node];
-		r.erase(std::find(r.begin(), r.end(), job));
+		if (auto it = std::find(r.begin(), r.end(), job); it != r.end())
+			r.erase(it);
 	}
 }
 

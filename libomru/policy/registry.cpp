@@ -7,7 +7,6 @@ const std::vector<PolicyInfo> &policy_registry()
 {
 	static const std::vector<PolicyInfo> all = {
 		{ "omru", "moldable, the slurm-omru planner: budgeted allotment, list scheduling, GPU reuse (doc/omru-planner.md)", make_omru },
-		{ "omru-oblivious", "omru blind to co-location: places as if jobs never slowed each other down (the baseline of --colocation)", make_omru_oblivious },
 		{ "fifo", "rigid, strict submission order, no backfill", make_fifo },
 		{ "backfill", "rigid, EASY backfill on walltime estimates (Slurm sched/backfill)", make_backfill },
 		{ "sjf", "rigid, shortest job first, non-preemptive", make_sjf },
@@ -15,6 +14,7 @@ const std::vector<PolicyInfo> &policy_registry()
 		{ "optimus", "moldable, GPUs to the largest marginal gain in completion time (Optimus, EuroSys'18)", make_optimus },
 		{ "seq", "one job at a time on the whole cluster (or its largest profiled count)", make_seq },
 		{ "omru-ga", "offline batches: OMRU paper's genetic algorithm with greedy allotment and GPU reuse", make_omru_ga },
+		{ "omru-oblivious", "omru blind to co-location: places as if jobs never slowed each other down (the baseline of --colocation)", make_omru_oblivious },
 	};
 	return all;
 }

@@ -272,7 +272,8 @@ void Simulation::close_segment(int job, double epochs)
 	if (!kind_.empty()) {
 		for (auto [node, count] : where_of(p)) {
 			std::vector<int> &on = on_node_[node];
-			on.erase(std::find(on.begin(), on.end(), job));
+			if (auto it = std::find(on.begin(), on.end(), job); it != on.end())
+				on.erase(it);
 		}
 		reprice_neighbours(job);
 	}

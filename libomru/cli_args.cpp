@@ -56,6 +56,26 @@ std::string CliArgs::required(const std::string &name) const
 	return *v;
 }
 
+std::vector<std::string> CliArgs::list(const std::string &name, const char *item) const
+{
+	std::vector<std::string> out;
+	auto v = get(name);
+	if (!v)
+		return out;
+	size_t pos = 0;
+	while (pos <= v->size()) {
+		size_t comma = v->find(',', pos);
+		out.push_back(v->substr(pos, comma == std::string::npos ? std::string::npos
+									: comma - pos));
+		if (out.back().empty())
+			throw UsageError("--" + name + " '" + *v + "': empty " + item);
+		if (comma == std::string::npos)
+			break;
+		pos = comma + 1;
+	}
+	return out;
+}
+
 static std::string range_text(double min, double max)
 {
 	char buf[96];

@@ -37,6 +37,9 @@ class CliArgs {
 		      double max) const;
 	long integer(const std::string &name, long fallback, long min,
 		     long max) const;
+	// A comma-separated value, split; empty when the option is not given.
+	// UsageError "--NAME 'VALUE': empty ITEM" for an empty item.
+	std::vector<std::string> list(const std::string &name, const char *item) const;
 
     private:
 	std::map<std::string, std::string> values_;

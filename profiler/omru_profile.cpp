@@ -222,9 +222,15 @@ static const char *source_name(InterferenceModel::Source s)
 // priced, in the pairs format (a site's emulator or omru-sim can read it).
 static int interference(const CliArgs &args)
 {
+	// Every usage mistake before any file is read.
+	std::vector<std::string> models = args.list("models", "model name");
+	for (const std::string &name : models)
+		if (!valid_model_name(name))
+			throw UsageError("--models: '" + name + "' is not a model name");
+	const std::string pairs = args.required("pairs");
 	ColocationData data;
 	try {
-		data = read_colocation(args.required("pairs"), args.get("signals").value_or(""));
+		data = read_colocation(pairs, args.get("signals").value_or(""));
 	} catch (const InputError &e) {
 		return fail(e.what());
 	}
@@ -250,19 +256,8 @@ static int interference(const CliArgs &args)
 				     "rest's mean: %.4f; no slowdown: %.4f)\n",
 				     h.rmse_fit, h.directions, h.rmse_mean, h.rmse_none);
 	}
-	std::vector<std::string> models;
-	if (auto list = args.get("models")) {
-		for (size_t at = 0; at <= list->size();) {
-			size_t comma = std::min(list->find(',', at), list->size());
-			std::string name = list->substr(at, comma - at);
-			if (!valid_model_name(name))
-				throw UsageError("--models: '" + name + "' is not a model name");
-			models.push_back(name);
-			at = comma + 1;
-		}
-	} else {
+	if (models.empty())
 		models = m.models();
-	}
 	std::printf("model_a,model_b,slowdown_a,slowdown_b,source_a,source_b\n");
 	for (size_t i = 0; i < models.size(); i++)
 		for (size_t j = i; j < models.size(); j++) {

@@ -13,22 +13,6 @@
 
 namespace omru {
 
-static std::vector<std::string> split_list(const std::string &v)
-{
-	std::vector<std::string> out;
-	size_t pos = 0;
-	while (pos <= v.size()) {
-		size_t comma = v.find(',', pos);
-		out.push_back(v.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
-		if (out.back().empty())
-			throw UsageError("--policies '" + v + "': empty policy name");
-		if (comma == std::string::npos)
-			break;
-		pos = comma + 1;
-	}
-	return out;
-}
-
 int compare_main(const std::vector<std::string> &argv)
 {
 	CliArgs args(argv, join(join(kInputOptions, kPolicyOptions),
@@ -37,9 +21,8 @@ int compare_main(const std::vector<std::string> &argv)
 	SimInputs in = read_sim_inputs(args);
 	print_pipeline_notes(in, std::cerr);
 	PolicyOptions opts = read_policy_options(args);
-	std::vector<std::string> names;
-	if (auto list = args.get("policies")) {
-		names = split_list(*list);
+	std::vector<std::string> names = args.list("policies", "policy name");
+	if (!names.empty()) {
 		for (const std::string &n : names)
 			policy_by_name(n); // unknown names fail before any run
 	} else {

@@ -190,7 +190,7 @@ void omru_ctl_describe(const omru_ctl_t *ctl, char *buf, size_t len)
 			if (f.fitted)
 				std::snprintf(fit, sizeof(fit),
 					      "fit on %d directions, rmse %.3f", f.observations, f.rmse);
-			s += " ; co-location: " + std::to_string(m->measured_pairs()) +
+			s += " ; co-location: " + std::to_string(m->measured_directions().size()) +
 			     " measured directions, " + fit;
 		}
 		if (!ctl->warnings.empty())

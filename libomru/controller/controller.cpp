@@ -234,19 +234,19 @@ std::string Controller::learn_runtime(const JobEnd &e, const ColocationBook::See
 	}
 	// Beside other jobs it was predicted slower by what the co-location
 	// table says they cost it: only the rest is the curve's error.
+	const bool priced = settings_.interference && seen.seen_s > 0;
+	const double neighbours = priced ? seen.mean_factor : 1; // 1: none priced
 	std::string beside;
-	if (predicted > 0 && settings_.interference && seen.seen_s > 0) {
-		if (!seen.only_neighbour.empty()) {
-			char b[256];
-			std::snprintf(b, sizeof(b),
-				      "; beside model %s all along: slowdown %.3g measured, "
-				      "%.3g in the co-location table",
-				      seen.only_neighbour.c_str(), real / predicted,
-				      settings_.interference->slowdown(e.model, seen.only_neighbour));
-			beside = b;
-		}
-		predicted *= seen.mean_factor;
+	if (priced && predicted > 0 && !seen.only_neighbour.empty()) {
+		char b[256];
+		std::snprintf(b, sizeof(b),
+			      "; beside model %s all along: slowdown %.3g measured, "
+			      "%.3g in the co-location table",
+			      seen.only_neighbour.c_str(), real / predicted,
+			      settings_.interference->slowdown(e.model, seen.only_neighbour));
+		beside = b;
 	}
+	predicted *= neighbours;
 	bool off = !(predicted > 0) ||
 		   std::abs(real / predicted - 1) > settings_.correction_margin;
 	if (!off) {
@@ -265,7 +265,7 @@ std::string Controller::learn_runtime(const JobEnd &e, const ColocationBook::See
 	row.nodes = e.nodes;
 	// The row is the model's time alone: without what its neighbours
 	// cost it (the co-location table's mean factor over its run).
-	row.epoch_s = settings_.interference && seen.seen_s > 0 ? real / seen.mean_factor : real;
+	row.epoch_s = real / neighbours;
 	row.source = profiler::RowSource::Runtime;
 	row.when = static_cast<int64_t>(now_s);
 	row.job_id = e.job_id;
@@ -283,7 +283,7 @@ std::string Controller::learn_runtime(const JobEnd &e, const ColocationBook::See
 			      "model %s of uid %u: epoch %.3g s at %d GPU(s) over %d "
 			      "node(s), predicted %.3g s%s: curve corrected (factor %.3g)",
 			      e.model.c_str(), e.uid, real, e.gpus, e.nodes,
-			      predicted, seen.mean_factor > 1 ? " with its neighbours" : "",
+			      predicted, neighbours > 1 ? " with its neighbours" : "",
 			      factor);
 	} else {
 		std::snprintf(buf, sizeof(buf),

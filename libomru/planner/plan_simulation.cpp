@@ -198,6 +198,18 @@ class PlanRun {
 	// The slowdown `job` and the job kinds on `node` would add to each
 	// other if it ran there.
 	double node_cost(int job, int node) const;
+	// f(r) for each distinct priced job r other than `job` on `where`.
+	template <typename F> void each_neighbour(int job, const NodeCounts &where, F f)
+	{
+		const unsigned long call = ++neighbour_calls_;
+		for (auto [node, n] : where)
+			for (int r : residents_[node])
+				if (r != job && in_.jobs[r].kind >= 0 &&
+				    neighbour_mark_[r] != call) {
+					neighbour_mark_[r] = call;
+					f(r);
+				}
+	}
 	// The factor on job's time alone on `where`, from the other jobs
 	// there.
 	double factor_on(int job, const NodeCounts &where);
@@ -430,16 +442,9 @@ double PlanRun::factor_on(int job, const NodeCounts &where)
 	const int a = in_.jobs[job].kind;
 	if (!coloc_ || a < 0)
 		return 1;
-	const unsigned long call = ++neighbour_calls_;
 	double excess = 0;
-	for (auto [node, n] : where)
-		for (int r : residents_[node]) {
-			int b = in_.jobs[r].kind;
-			if (r == job || b < 0 || neighbour_mark_[r] == call)
-				continue;
-			neighbour_mark_[r] = call;
-			excess += in_.slowdown[a][b] - 1;
-		}
+	each_neighbour(job, where,
+		       [&](int r) { excess += in_.slowdown[a][in_.jobs[r].kind] - 1; });
 	return combined_slowdown(excess);
 }
 
@@ -448,14 +453,8 @@ void PlanRun::reprice_neighbours(int job, const NodeCounts &where)
 	if (in_.jobs[job].kind < 0)
 		return; // it slows no one
 	// Collected first: reprice's factor_on reuses the marks.
-	const unsigned long call = ++neighbour_calls_;
 	std::vector<int> others;
-	for (auto [node, n] : where)
-		for (int r : residents_[node])
-			if (r != job && in_.jobs[r].kind >= 0 && neighbour_mark_[r] != call) {
-				neighbour_mark_[r] = call;
-				others.push_back(r);
-			}
+	each_neighbour(job, where, [&](int r) { others.push_back(r); });
 	for (int r : others)
 		reprice(r);
 }

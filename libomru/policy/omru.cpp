@@ -89,7 +89,9 @@ class Omru final : public Policy {
 		in.reuse = opts_.omru_resize;
 		in.grow_on_one_node = opts_.omru_grow_on_one_node;
 		in.shrink_to_admit = opts_.omru_phase_aware && opts_.omru_resize;
-		std::map<int, int> kinds; // profiles' model id -> kind
+		// Interference priced: each job's model id -> its kind.
+		const bool priced = opts_.omru_interference && !opts_.omru_interference->empty();
+		std::map<int, int> kinds;
 		const SiteUsage &site = ctx.site();
 		if (site.has_node_resources())
 			for (int n = 0; n < c.nodes; n++) {
@@ -115,7 +117,7 @@ class Omru final : public Policy {
 				pj.submit_s = j.submit_s;
 				pj.remaining_epochs = ctx.remaining_epochs(job);
 				pj.resizable = j.elastic;
-				if (opts_.omru_interference)
+				if (priced)
 					pj.kind = kinds.emplace(j.model, static_cast<int>(kinds.size()))
 							  .first->second;
 				if (pr.state == JobProgress::State::Running) {
@@ -139,14 +141,11 @@ class Omru final : public Policy {
 				in.jobs.push_back(std::move(pj));
 				job_of_.push_back(job);
 			}
-		if (!kinds.empty() && !opts_.omru_interference->empty()) {
+		if (!kinds.empty()) {
 			std::vector<std::string> models(kinds.size());
 			for (const auto &[model, kind] : kinds)
 				models[kind] = ctx.profiles().model_name(model);
 			in.slowdown = opts_.omru_interference->matrix(models);
-		} else {
-			for (planner::PlanJob &pj : in.jobs)
-				pj.kind = -1;
 		}
 		return in;
 	}

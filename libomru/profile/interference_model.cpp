@@ -71,14 +71,18 @@ InterferenceModel::InterferenceModel(const ColocationData &d)
 	// two models have signals.
 	std::array<std::array<double, K>, K> ata{};
 	std::array<double, K> aty{};
-	std::vector<std::pair<std::array<double, K>, double>> obs;
+	struct Observation {
+		const Signals *a, *b;
+		double slowdown;
+	};
+	std::vector<Observation> obs;
 	for (const auto &[key, s] : measured_) {
 		auto ia = signals_.find(key.first), ib = signals_.find(key.second);
 		if (ia == signals_.end() || ib == signals_.end())
 			continue;
+		obs.push_back({ &ia->second, &ib->second, s });
 		auto x = interference_features(ia->second.u, ia->second.m, ib->second.u,
 					       ib->second.m);
-		obs.emplace_back(x, s - 1);
 		for (int i = 0; i < K; i++) {
 			for (int j = 0; j < K; j++)
 				ata[i][j] += x[i] * x[j];
@@ -98,12 +102,9 @@ InterferenceModel::InterferenceModel(const ColocationData &d)
 	fit_.coef = aty;
 	fit_.fitted = true;
 	double se = 0;
-	for (const auto &[x, y] : obs) {
-		double p = 0;
-		for (int i = 0; i < K; i++)
-			p += fit_.coef[i] * x[i];
-		p = std::clamp(p, 0.0, kMaxSlowdown - 1);
-		se += (p - y) * (p - y);
+	for (const Observation &o : obs) {
+		double e = predicted(*o.a, *o.b) - o.slowdown;
+		se += e * e;
 	}
 	fit_.rmse = std::sqrt(se / fit_.observations);
 }

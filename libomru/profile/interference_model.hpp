@@ -64,8 +64,6 @@ class InterferenceModel {
 	double slowdown(const std::string &a, const std::string &b) const;
 	Source source(const std::string &a, const std::string &b) const;
 	const InterferenceFit &fit() const { return fit_; }
-	// Measured (a, b) directions: a pair of two models counts twice.
-	size_t measured_pairs() const { return measured_.size(); }
 	// The measured (a, b) directions, sorted.
 	std::vector<std::pair<std::string, std::string>> measured_directions() const;
 	// Every model the table names (pairs or signals), sorted.

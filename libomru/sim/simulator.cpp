@@ -77,6 +77,17 @@ class Simulation final : public SchedulingContext {
 	void intern_kinds();
 	double factor(int job);
 	void reprice_neighbours(int job);
+	// f(r) for each distinct other job r on job's nodes now.
+	template <typename F> void each_neighbour(int job, F f)
+	{
+		const unsigned long call = ++marks_;
+		for (int g : progress_[job].gpu_ids)
+			for (int r : on_node_[cluster_.node_of(g)])
+				if (r != job && mark_[r] != call) {
+					mark_[r] = call;
+					f(r);
+				}
+	}
 	NodeCounts where_of(const JobProgress &p) const;
 	double next_event() ;
 	static void insert_sorted(std::vector<int> &v, int x)
@@ -132,14 +143,8 @@ double Simulation::factor(int job)
 {
 	if (kind_.empty())
 		return 1;
-	const unsigned long call = ++marks_;
 	double excess = 0;
-	for (int g : progress_[job].gpu_ids)
-		for (int r : on_node_[cluster_.node_of(g)])
-			if (r != job && mark_[r] != call) {
-				mark_[r] = call;
-				excess += slow_[kind_[job]][kind_[r]] - 1;
-			}
+	each_neighbour(job, [&](int r) { excess += slow_[kind_[job]][kind_[r]] - 1; });
 	return combined_slowdown(excess);
 }
 
@@ -147,14 +152,9 @@ void Simulation::reprice_neighbours(int job)
 {
 	if (kind_.empty())
 		return;
+	// Collected first: factor() reuses the marks.
 	std::vector<int> others;
-	const unsigned long call = ++marks_;
-	for (int g : progress_[job].gpu_ids)
-		for (int r : on_node_[cluster_.node_of(g)])
-			if (r != job && mark_[r] != call) {
-				mark_[r] = call;
-				others.push_back(r);
-			}
+	each_neighbour(job, [&](int r) { others.push_back(r); });
 	for (int r : others) {
 		JobProgress &p = progress_[r];
 		double e = p.solo_epoch_s * factor(r);

@@ -204,6 +204,7 @@ class Trainer {
 		sched_->restore(p.lr);
 		skip_ = static_cast<size_t>(p.samples_into_epoch);
 		resumed_ = true;
+		resumed_steps_left_ = kResumeCheckSteps;
 		if (env_.rank == 0) {
 			std::string into = skip_ ? " + " + std::to_string(skip_) + " samples" : "";
 			std::fprintf(stderr, "omru-train: resumed %s after epoch %d%s "
@@ -262,6 +263,7 @@ class Trainer {
 			auto [loss, ok] = step(*b, avg);
 			if (resumed_)
 				report_resumed();
+			report_resumed_loss(loss);
 			track_phase(loss);
 			loss_sum += loss;
 			correct += ok;
@@ -336,6 +338,21 @@ class Trainer {
 		if (!replace_line(o_.resume_file, line))
 			std::fprintf(stderr, "omru-train: cannot write the resume file %s\n",
 				     o_.resume_file.c_str());
+	}
+
+	// The mean loss of a resumed run's first steps, said once: near the
+	// checkpoint's when the parameters came back, near a fresh model's
+	// (ln 10 for ten classes) when they did not.  Rank 0's own batches.
+	void report_resumed_loss(double loss)
+	{
+		if (resumed_steps_left_ == 0)
+			return;
+		resumed_loss_sum_ += loss;
+		if (--resumed_steps_left_ > 0 || env_.rank != 0)
+			return;
+		std::fprintf(stderr,
+			     "omru-train: mean loss of the first %d steps after the resume: %.4f\n",
+			     kResumeCheckSteps, resumed_loss_sum_ / kResumeCheckSteps);
 	}
 
 	void track_phase(double loss)
@@ -418,6 +435,9 @@ class Trainer {
 	PhaseTracker phase_;
 	bool phase_failed_ = false;
 	bool resumed_ = false; // from a checkpoint, no step trained yet
+	static constexpr int kResumeCheckSteps = 10;
+	int resumed_steps_left_ = 0; // of the steps report_resumed_loss averages
+	double resumed_loss_sum_ = 0;
 	LoaderWindow window_;
 	bool report_failed_ = false;
 };

@@ -169,6 +169,8 @@ std::optional<ModelView> view_model(const ProfileStore &store,
 	v.correction = uid == kSiteUid ? 1 : store.correction(uid, model);
 	v.loader_need = store.loader_need(uid, model);
 	v.loader_when = store.loader_need_when(uid, model);
+	if (uid != kSiteUid)
+		v.beside = store.beside(uid, model);
 	auto add_store_rows = [&](uint32_t owner) {
 		for (const StoreRow &r : store.rows(owner, model))
 			v.rows.push_back({ user_label(owner), r.gpus, r.nodes, r.epoch_s,
@@ -226,7 +228,15 @@ void write_view(std::ostream &out, const ModelView &v, bool json)
 		    << (v.loader_need ? std::to_string(v.loader_need) : std::string("null"))
 		    << ", \"loader_learned\": "
 		    << (v.loader_need ? json_time(v.loader_when) : std::string("null"))
-		    << ",\n \"rows\": [";
+		    << ",\n \"beside\": [";
+		for (size_t i = 0; i < v.beside.size(); i++) {
+			const BesideRow &b = v.beside[i];
+			out << (i ? ",\n  " : "\n  ") << "{\"neighbour\": " << json_string(b.neighbour)
+			    << ", \"slowdown\": " << number(b.slowdown) << ", \"runs\": " << b.runs
+			    << ", \"when\": " << json_time(b.when) << ", \"job_id\": "
+			    << (b.job_id ? std::to_string(b.job_id) : std::string("null")) << "}";
+		}
+		out << "],\n \"rows\": [";
 		for (size_t i = 0; i < v.rows.size(); i++) {
 			const ShownRow &r = v.rows[i];
 			out << (i ? ",\n  " : "\n  ") << "{\"owner\": " << json_string(r.owner)
@@ -268,6 +278,18 @@ void write_view(std::ostream &out, const ModelView &v, bool json)
 	if (v.loader_need)
 		out << "loader: " << v.loader_need << " worker" << (v.loader_need == 1 ? "" : "s")
 		    << " per task (learned " << local_time(v.loader_when) << ")\n";
+	if (!v.beside.empty()) {
+		out << "\nbeside other models (this user's jobs that shared nodes with one "
+		       "all along; mixed into the co-location table's price for its jobs):\n";
+		std::vector<std::vector<std::string>> bs = {
+			{ "  NEIGHBOUR", "SLOWDOWN", "RUNS", "NEWEST", "JOB" }
+		};
+		for (const BesideRow &b : v.beside)
+			bs.push_back({ "  " + b.neighbour, format_number(b.slowdown),
+				       std::to_string(b.runs), local_time(b.when),
+				       b.job_id ? std::to_string(b.job_id) : "-" });
+		write_aligned(out, bs);
+	}
 	if (v.curve.empty()) {
 		out << "\nno curve: " << (v.cluster.uniform() ? "" : "nodes differ; ")
 		    << "the rows do not fit a cluster of " << cluster << "\n";

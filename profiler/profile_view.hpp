@@ -69,6 +69,10 @@ struct ModelView {
 	// (LoaderCpus=), and when that was learned; 0: unknown.
 	int loader_need = 0;
 	int64_t loader_when = 0;
+	// What the user's jobs of the model lost beside other models (the
+	// store's beside lines; the plan mixes them into ColocationFile='s
+	// prices for that user's jobs, controller/pair_prices.hpp).
+	std::vector<BesideRow> beside;
 	Cluster cluster;
 	std::vector<CurvePoint> curve; // packed, 1..cluster.total_gpus()
 };

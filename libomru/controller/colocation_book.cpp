@@ -14,7 +14,7 @@ namespace controller {
 // saw it) is dropped after this long unseen.
 constexpr double kForgetAfterS = 7 * 86400.0;
 
-void ColocationBook::observe(const Snapshot &snap, const InterferenceModel &m)
+void ColocationBook::observe(const Snapshot &snap, const PairPrices &prices)
 {
 	// The running OMRU jobs with a model on each node.
 	std::map<int, std::vector<const JobSnap *>> on_node;
@@ -31,7 +31,7 @@ void ColocationBook::observe(const Snapshot &snap, const InterferenceModel &m)
 		for (auto [node, n] : j.where)
 			for (const JobSnap *k : on_node[node])
 				if (k->job_id != j.job_id && seen.insert(k->job_id).second) {
-					excess += m.slowdown(j.model, k->model) - 1;
+					excess += prices.slowdown(j.uid, j.model, k->model) - 1;
 					models.insert(k->model);
 				}
 		auto [it, added] = jobs_.try_emplace(j.job_id);

@@ -1,6 +1,7 @@
 // colocation_book.hpp - what its neighbours cost each running OMRU job so
-// far, as the co-location table prices it (omru.conf ColocationFile=,
-// profile/interference_model.hpp): at every plan the factor each running
+// far, as the plan prices it (the co-location table, omru.conf
+// ColocationFile=, with the job's user's own measurements: pair_prices.hpp):
+// at every plan the factor each running
 // job runs at now (its distinct OMRU neighbours on any of its nodes) is
 // noted, and integrated over the time until the next.  When the job ends,
 // its time-weighted mean factor is what its real epoch time is compared
@@ -8,7 +9,7 @@
 // curve: without this, the controller's runtime correction would learn the
 // interference into the model's curve and the plan would price it twice),
 // and a job that ran beside one other model all along is a measurement of
-// that pair, said in slurmctld's log.
+// that pair for its user.
 #ifndef OMRU_CONTROLLER_COLOCATION_BOOK_HPP
 #define OMRU_CONTROLLER_COLOCATION_BOOK_HPP
 
@@ -17,7 +18,7 @@
 #include <unordered_map>
 
 #include "controller/snapshot.hpp"
-#include "profile/interference_model.hpp"
+#include "controller/pair_prices.hpp"
 
 namespace omru {
 namespace controller {
@@ -26,7 +27,7 @@ class ColocationBook {
     public:
 	// The running jobs of `snap` as they sit now; jobs no longer running
 	// are kept until take() (their end arrives separately).
-	void observe(const Snapshot &snap, const InterferenceModel &m);
+	void observe(const Snapshot &snap, const PairPrices &prices);
 
 	struct Seen {
 		double mean_factor = 1; // time-weighted, 1 when never seen

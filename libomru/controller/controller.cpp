@@ -232,33 +232,19 @@ std::string Controller::learn_runtime(const JobEnd &e, const ColocationBook::See
 		if (const SpeedModel *sm = book.model_for(nodes, gpn))
 			predicted = sm->spread(m, e.gpus, nodes).epoch_s;
 	}
-	// Beside other jobs it was predicted slower by what the co-location
-	// table says they cost it: only the rest is the curve's error.
+	// Beside other jobs it was predicted slower by what the plan priced
+	// them to cost it: only the rest is the curve's error.
 	const bool priced = settings_.interference && seen.seen_s > 0;
 	const double neighbours = priced ? seen.mean_factor : 1; // 1: none priced
-	std::string beside;
-	if (priced && predicted > 0 && !seen.only_neighbour.empty()) {
-		char b[256];
-		std::snprintf(b, sizeof(b),
-			      "; beside model %s all along: slowdown %.3g measured, "
-			      "%.3g in the co-location table",
-			      seen.only_neighbour.c_str(), real / predicted,
-			      settings_.interference->slowdown(e.model, seen.only_neighbour));
-		beside = b;
-	}
+	if (priced && predicted > 0 && !seen.only_neighbour.empty())
+		if (std::string line = learn_beside(e, seen.only_neighbour, real, predicted, now_s);
+		    !line.empty())
+			return line;
 	predicted *= neighbours;
 	bool off = !(predicted > 0) ||
 		   std::abs(real / predicted - 1) > settings_.correction_margin;
-	if (!off) {
-		if (beside.empty())
-			return "";
-		char b[160];
-		std::snprintf(b, sizeof(b),
-			      "model %s of uid %u: epoch %.3g s at %d GPU(s), predicted %.3g s "
-			      "with its neighbours",
-			      e.model.c_str(), e.uid, real, e.gpus, predicted);
-		return b + beside;
-	}
+	if (!off)
+		return "";
 	profiler::StoreRow row;
 	row.model = e.model;
 	row.gpus = e.gpus;
@@ -291,15 +277,47 @@ std::string Controller::learn_runtime(const JobEnd &e, const ColocationBook::See
 			      "node(s) learned from its runtime",
 			      e.model.c_str(), e.uid, real, e.gpus, e.nodes);
 	}
-	return buf + beside;
+	return buf;
+}
+
+// A job beside one other model all along measured that pair for its user:
+// its real epoch over its curve's time alone.  Kept when within what a
+// pair can cost (from 1 - the margin, noise about "no slowdown", to
+// kMaxSlowdown); further off, the curve is what is wrong and the runtime
+// correction learns it instead.  RET a line for the log, or "" (not kept).
+std::string Controller::learn_beside(const JobEnd &e, const std::string &neighbour,
+				     double real, double solo_s, double now_s)
+{
+	const double measured = real / solo_s;
+	if (!(measured >= 1 - settings_.correction_margin && measured <= kMaxSlowdown))
+		return "";
+	const PairPrices prices(*settings_.interference, store_.get());
+	const double before = prices.slowdown(e.uid, e.model, neighbour);
+	profiler::BesideRow b;
+	b.neighbour = neighbour;
+	b.slowdown = measured;
+	b.when = static_cast<int64_t>(now_s);
+	b.job_id = e.job_id;
+	change(profiler::StoreOp::add_beside(e.uid, e.model, b));
+	char buf[400];
+	std::snprintf(buf, sizeof(buf),
+		      "model %s of uid %u: epoch %.3g s at %d GPU(s), %.3g s alone by its "
+		      "curve: beside model %s all along, slowdown %.3g measured, %.3g "
+		      "priced, %.3g from now on for this user's jobs "
+		      "(co-location table: %.3g)",
+		      e.model.c_str(), e.uid, real, e.gpus, solo_s, neighbour.c_str(),
+		      measured, before, prices.slowdown(e.uid, e.model, neighbour),
+		      settings_.interference->slowdown(e.model, neighbour));
+	return buf;
 }
 
 void Controller::plan(const Snapshot &snap, double time_cap_ms)
 {
 	auto t0 = std::chrono::steady_clock::now();
 	if (settings_.interference && !settings_.interference->empty())
-		colocation_.observe(snap, *settings_.interference);
+		colocation_.observe(snap, PairPrices(*settings_.interference, store_.get()));
 	PlanSettings st = settings_;
+	st.measured_pairs = store_;
 	st.max_pending = std::min(settings_.max_pending, pending_cap_);
 	for (const JobSnap &j : snap.jobs)
 		if (j.running && j.omru && !j.rows.empty())

@@ -158,6 +158,8 @@ class Controller {
 	std::string learn_loader(const JobEnd &e, double now_s);
 	std::string learn_runtime(const JobEnd &e, const ColocationBook::Seen &seen,
 				  double now_s);
+	std::string learn_beside(const JobEnd &e, const std::string &neighbour, double real,
+				 double solo_s, double now_s);
 	void size_cpus(Decision &d, const JobSnap &j) const;
 
 	std::shared_ptr<profiler::ProfileStore> store_;

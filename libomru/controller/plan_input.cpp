@@ -1,6 +1,8 @@
 // plan_input.cpp - see plan_input.hpp.
 #include "controller/plan_input.hpp"
 
+#include "controller/pair_prices.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -119,6 +121,11 @@ class Builder {
 	void push(planner::PlanJob pj, const JobSnap &j, int model);
 	// A resize under way: the job holds (or is about to hold) its new GPUs.
 	const Resize *held(const JobSnap &j) const;
+	// Only where settings_.interference is set.
+	PairPrices prices() const
+	{
+		return PairPrices(*settings_.interference, settings_.measured_pairs.get());
+	}
 	NodeCounts held_where(const JobSnap &j, const Resize &r) const;
 	void add_held(const JobSnap &j, const Resize &r);
 	// Epochs left after `done_now` more of this run.
@@ -134,8 +141,10 @@ class Builder {
 	std::vector<planner::SpeedCurve> unlimited_;
 	std::map<CurveKey, int> unlimited_of_;
 	std::map<std::string, int> pool_index_; // pool key -> PlanInput pool
-	// Interference kinds by model name (PlanJob::kind).
-	std::map<std::string, int> kinds_;
+	// Interference kinds (PlanJob::kind) by (owner, model): the owner is
+	// the job's user where it measured the model beside others, else
+	// kSiteUid (the table's price, shared by every user).
+	std::map<std::pair<uint32_t, std::string>, int> kinds_;
 	std::map<LimitedKey, int> curves_;
 	std::map<std::vector<int>, int> sets_;
 	std::set<std::pair<const SpeedBook *, int>> unpriceable_;
@@ -455,8 +464,12 @@ void Builder::push(planner::PlanJob pj, const JobSnap &j, int model)
 		pj.pools.push_back({ it->second, u.per_gpu, u.per_job });
 	}
 	if (settings_.interference && !settings_.interference->empty() && j.omru &&
-	    !j.model.empty())
-		pj.kind = kinds_.emplace(j.model, static_cast<int>(kinds_.size())).first->second;
+	    !j.model.empty()) {
+		uint32_t owner = prices().measured_by(j.uid, j.model) ? j.uid : profiler::kSiteUid;
+		pj.kind = kinds_.emplace(std::make_pair(owner, j.model),
+					 static_cast<int>(kinds_.size()))
+				  .first->second;
+	}
 	out_.in.jobs.push_back(std::move(pj));
 	out_.job_ids.push_back(j.job_id);
 	out_.model.push_back(model);
@@ -631,10 +644,13 @@ BuiltInput Builder::build()
 	for (const JobSnap *j : pending)
 		add_pending(*j);
 	if (!kinds_.empty()) {
-		std::vector<std::string> models(kinds_.size());
-		for (const auto &[model, kind] : kinds_)
-			models[kind] = model;
-		in.slowdown = settings_.interference->matrix(models);
+		// A kind loses what its owner's price says beside the other's
+		// model: a user's measurements change only its own jobs' rows.
+		const PairPrices p = prices();
+		in.slowdown.assign(kinds_.size(), std::vector<double>(kinds_.size(), 1.0));
+		for (const auto &[a, ka] : kinds_)
+			for (const auto &[b, kb] : kinds_)
+				in.slowdown[ka][kb] = p.slowdown(a.first, a.second, b.second);
 	}
 	return std::move(out_);
 }

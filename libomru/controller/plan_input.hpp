@@ -41,6 +41,7 @@
 #include "profile/profile_table.hpp"
 #include "profile/speed_model.hpp"
 #include "profile/interference_model.hpp"
+#include "profile/profile_store.hpp"
 #include "planner/plan.hpp"
 
 namespace omru {
@@ -82,6 +83,10 @@ struct PlanSettings {
 	// cost each other, by model (profile/interference_model.hpp); the plan
 	// places them apart where it can.  Null: never priced.
 	std::shared_ptr<const InterferenceModel> interference;
+	// The users' own measurements of pairs (the profile store's beside
+	// lines), which correct the table for their own jobs
+	// (pair_prices.hpp).  Null: the table alone.
+	std::shared_ptr<const profiler::ProfileStore> measured_pairs;
 };
 
 class SpeedBook;

@@ -2,6 +2,7 @@
 #include "profile/profile_store.hpp"
 
 #include "model/report_bounds.hpp"
+#include "profile/colocation_table.hpp" // kMaxSlowdown
 
 #include <algorithm>
 #include <charconv>
@@ -14,8 +15,9 @@ namespace omru {
 namespace profiler {
 namespace {
 
-// v2 added loader_need lines; a v1 file (without them) still reads.
-constexpr std::string_view kHeader = "# omru profile store v2";
+// v2 added loader_need lines, v3 beside lines; older files still read.
+constexpr std::string_view kHeader = "# omru profile store v3";
+constexpr std::string_view kHeaderV2 = "# omru profile store v2";
 constexpr std::string_view kHeaderV1 = "# omru profile store v1";
 constexpr std::string_view kColumns = "kind,uid,model,gpus,nodes,epoch_s,source,when,job_id";
 
@@ -121,6 +123,17 @@ StoreOp StoreOp::set_loader_need(uint32_t uid, std::string model, int need,
 	return o;
 }
 
+StoreOp StoreOp::add_beside(uint32_t uid, std::string model, BesideRow b)
+{
+	StoreOp o;
+	o.kind = Kind::AddBeside;
+	o.uid = uid;
+	o.model = std::move(model);
+	o.when = b.when;
+	o.beside = std::move(b);
+	return o;
+}
+
 StoreOp StoreOp::forget(uint32_t uid, std::string model)
 {
 	StoreOp o;
@@ -151,6 +164,8 @@ int64_t ProfileStore::Entry::newest() const
 	int64_t t = std::max(factor_when, loader_when);
 	for (const auto &[k, r] : rows)
 		t = std::max(t, r.when);
+	for (const auto &[k, b] : beside)
+		t = std::max(t, b.when);
 	return t;
 }
 
@@ -169,6 +184,9 @@ void ProfileStore::enforce(uint32_t uid, const std::string &model)
 				});
 			it->second.rows.erase(old);
 		}
+	if (it != entries_.end())
+		while (it->second.beside.size() > limits_.beside_per_model)
+			it->second.beside.erase(oldest_beside(it->second));
 	auto user_models = [&](uint32_t u) {
 		std::vector<std::map<Key, Entry>::iterator> out;
 		for (auto e = entries_.lower_bound({ u, "" });
@@ -184,11 +202,12 @@ void ProfileStore::enforce(uint32_t uid, const std::string &model)
 		entries_.erase(*old);
 		ms.erase(old);
 	}
-	// The user's lines: the oldest row of any of its models goes first,
-	// then (only corrections and loader demands left) its stalest model.
+	// The user's lines: the oldest row or beside measurement of any of
+	// its models goes first, then (only corrections and loader demands
+	// left) its stalest model.
 	size_t cap = uid == kSiteUid ? limits_.site_lines : limits_.lines_per_user;
 	auto lines_of = [](const Entry &e) {
-		return e.rows.size() + (e.factor != 1) + (e.loader_need != 0);
+		return e.rows.size() + e.beside.size() + (e.factor != 1) + (e.loader_need != 0);
 	};
 	size_t lines = 0;
 	for (auto e : user_models(uid))
@@ -197,12 +216,30 @@ void ProfileStore::enforce(uint32_t uid, const std::string &model)
 		auto ms_now = user_models(uid);
 		std::map<Key, Entry>::iterator in = entries_.end();
 		std::map<std::pair<int, int>, StoreRow>::iterator oldest;
+		std::pair<int64_t, uint32_t> oldest_at;
 		for (auto e : ms_now)
 			for (auto r = e->second.rows.begin(); r != e->second.rows.end(); ++r)
 				if (in == entries_.end() ||
-				    std::make_pair(r->second.when, r->second.job_id) <
-					    std::make_pair(oldest->second.when, oldest->second.job_id))
-					in = e, oldest = r;
+				    std::make_pair(r->second.when, r->second.job_id) < oldest_at)
+					in = e, oldest = r,
+					oldest_at = { r->second.when, r->second.job_id };
+		// A beside measurement older than every row goes before them.
+		std::map<Key, Entry>::iterator in_beside = entries_.end();
+		for (auto e : ms_now)
+			if (!e->second.beside.empty()) {
+				auto b = oldest_beside(e->second);
+				std::pair<int64_t, uint32_t> at{ b->second.when, b->second.job_id };
+				if ((in == entries_.end() && in_beside == entries_.end()) ||
+				    at < oldest_at)
+					in_beside = e, oldest_at = at;
+			}
+		if (in_beside != entries_.end()) {
+			in_beside->second.beside.erase(oldest_beside(in_beside->second));
+			lines--;
+			if (lines_of(in_beside->second) == 0)
+				entries_.erase(in_beside);
+			continue;
+		}
 		if (in != entries_.end()) {
 			in->second.rows.erase(oldest);
 			lines--;
@@ -232,6 +269,14 @@ void ProfileStore::enforce(uint32_t uid, const std::string &model)
 			entries_.erase(e);
 		us.erase(std::remove(us.begin(), us.end(), stalest), us.end());
 	}
+}
+
+std::map<std::string, BesideRow>::iterator ProfileStore::oldest_beside(Entry &e)
+{
+	return std::min_element(e.beside.begin(), e.beside.end(), [](const auto &a, const auto &b) {
+		return std::make_pair(a.second.when, a.second.job_id) <
+		       std::make_pair(b.second.when, b.second.job_id);
+	});
 }
 
 bool ProfileStore::apply(const StoreOp &op)
@@ -265,6 +310,30 @@ bool ProfileStore::apply(const StoreOp &op)
 		enforce(op.uid, op.model);
 		break;
 	}
+	case StoreOp::Kind::AddBeside: {
+		const BesideRow &b = op.beside;
+		if (!valid_model(op.model) || !valid_model(b.neighbour) ||
+		    !(b.slowdown > 0 && b.slowdown <= 100) || b.runs < 1 ||
+		    b.runs > kMaxBesideRuns || b.when < 0)
+			return false;
+		const double x = std::clamp(b.slowdown, 1.0, kMaxSlowdown);
+		Entry &e = entries_[{ op.uid, op.model }];
+		auto [it, added] = e.beside.try_emplace(b.neighbour, b);
+		BesideRow &kept = it->second;
+		if (added) {
+			kept.slowdown = x;
+		} else {
+			// The runs kept weigh at most kMaxBesideRuns - 1 against the
+			// new ones: the mean follows a change within a few jobs.
+			double w = std::min(kept.runs, kMaxBesideRuns - 1);
+			kept.slowdown = (kept.slowdown * w + x * b.runs) / (w + b.runs);
+			kept.runs = std::min(kept.runs + b.runs, kMaxBesideRuns);
+			kept.when = std::max(kept.when, b.when);
+			kept.job_id = b.job_id;
+		}
+		enforce(op.uid, op.model);
+		break;
+	}
 	case StoreOp::Kind::Forget:
 		if (!entries_.erase({ op.uid, op.model }))
 			return false;
@@ -280,12 +349,17 @@ bool ProfileStore::apply(const StoreOp &op)
 		break;
 	}
 	case StoreOp::Kind::ForgetModel: {
+		// Its entries, and every measurement of another model beside it.
 		bool any = false;
-		for (auto it = entries_.begin(); it != entries_.end();)
-			if (it->first.second == op.model)
+		for (auto it = entries_.begin(); it != entries_.end();) {
+			any = it->second.beside.erase(op.model) || any;
+			if (it->first.second == op.model ||
+			    (it->second.rows.empty() && it->second.beside.empty() &&
+			     it->second.factor == 1 && it->second.loader_need == 0))
 				it = entries_.erase(it), any = true;
 			else
 				++it;
+		}
 		if (!any)
 			return false;
 		break;
@@ -341,6 +415,26 @@ int64_t ProfileStore::loader_need_when(uint32_t uid, const std::string &model) c
 	return it == entries_.end() ? 0 : it->second.loader_when;
 }
 
+std::vector<BesideRow> ProfileStore::beside(uint32_t uid, const std::string &model) const
+{
+	std::vector<BesideRow> out;
+	auto it = entries_.find({ uid, model });
+	if (it != entries_.end())
+		for (const auto &[k, b] : it->second.beside)
+			out.push_back(b);
+	return out;
+}
+
+const BesideRow *ProfileStore::beside(uint32_t uid, const std::string &model,
+				      const std::string &neighbour) const
+{
+	auto it = entries_.find({ uid, model });
+	if (it == entries_.end())
+		return nullptr;
+	auto b = it->second.beside.find(neighbour);
+	return b == it->second.beside.end() ? nullptr : &b->second;
+}
+
 bool ProfileStore::knows(uint32_t uid, const std::string &model) const
 {
 	auto it = entries_.find({ uid, model });
@@ -372,6 +466,10 @@ std::string ProfileStore::serialize() const
 			out += "loader_need," + uid + "," + k.second + ",0,0," +
 			       std::to_string(e.loader_need) + ",," +
 			       std::to_string(e.loader_when) + ",0\n";
+		for (const auto &[n, b] : e.beside)
+			out += "beside," + uid + "," + k.second + "," + std::to_string(b.runs) +
+			       ",0," + exact(b.slowdown) + "," + n + "," + std::to_string(b.when) +
+			       "," + std::to_string(b.job_id) + "\n";
 	}
 	return out;
 }
@@ -382,7 +480,7 @@ Parsed<ProfileStore> ProfileStore::parse(std::string_view text, const std::strin
 	using R = Parsed<ProfileStore>;
 	ProfileStore s(l);
 	size_t line_no = 0, pos = 0;
-	bool v1 = false;
+	bool v1 = false, v2 = false;
 	auto fail = [&](const std::string &why) {
 		return R::fail(name + ":" + std::to_string(line_no) + ": " + why);
 	};
@@ -394,9 +492,11 @@ Parsed<ProfileStore> ProfileStore::parse(std::string_view text, const std::strin
 		line_no++;
 		if (line_no == 1) {
 			v1 = line == kHeaderV1;
-			if (line != kHeader && !v1)
+			v2 = line == kHeaderV2;
+			if (line != kHeader && !v1 && !v2)
 				return fail("not an omru profile store (expected '" +
-					    std::string(kHeader) + "' or '" +
+					    std::string(kHeader) + "', '" +
+					    std::string(kHeaderV2) + "' or '" +
 					    std::string(kHeaderV1) + "')");
 			continue;
 		}
@@ -453,9 +553,23 @@ Parsed<ProfileStore> ProfileStore::parse(std::string_view text, const std::strin
 							      static_cast<int>(need), when)))
 				return fail("loader_need: a valid model and a whole number of "
 					    "workers from 1 to " + std::to_string(kMaxLoaderNeed));
+		} else if (f[0] == "beside" && !v1 && !v2) {
+			BesideRow b;
+			b.neighbour = f[6];
+			b.slowdown = v;
+			b.runs = static_cast<int>(gpus);
+			b.when = when;
+			b.job_id = static_cast<uint32_t>(job);
+			if (nodes != 0 || !s.apply(StoreOp::add_beside(static_cast<uint32_t>(uid),
+								      f[2], b)))
+				return fail("beside: two valid models, 1 to " +
+					    std::to_string(kMaxBesideRuns) +
+					    " runs, 0 and a slowdown in (0, 100]");
 		} else {
 			return fail("kind '" + f[0] + "': expected row, correction" +
-				    (v1 ? " (a v1 store)" : " or loader_need"));
+				    (v1 ? " (a v1 store)"
+					: v2 ? ", loader_need (a v2 store)"
+					     : ", loader_need or beside"));
 		}
 	}
 	if (line_no == 0)

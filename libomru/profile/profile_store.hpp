@@ -1,7 +1,9 @@
 // profile_store.hpp - what slurmctld knows about each model's epoch time per
 // GPU count and node span, learned from jobs, with where each number came
-// from and when, and the model's loader demand (the data-loader workers per
-// task at which its steps stop waiting for data).  Keyed by (user, model):
+// from and when, the model's loader demand (the data-loader workers per
+// task at which its steps stop waiting for data), and what the model lost
+// beside each other model its jobs shared nodes with all along (measured
+// co-location slowdowns).  Keyed by (user, model):
 // one user's numbers never steer another user's jobs; rows under kSiteUid
 // (imported by an admin with omru-profile) are shared by all.  Bounded, so
 // no job stream can grow it without limit: the oldest measurement goes
@@ -41,6 +43,19 @@ struct StoreRow {
 	uint32_t job_id = 0;
 };
 
+// What a user's jobs of a model lost beside one other model: their real
+// epoch time over the curve's solo prediction, a running mean over the
+// last kMaxBesideRuns jobs (so it follows a change), within [1,
+// kMaxSlowdown] as the co-location table reads (colocation_table.hpp).
+struct BesideRow {
+	std::string neighbour; // the other job's model
+	double slowdown = 1;
+	int runs = 1;     // jobs averaged, 1..kMaxBesideRuns
+	int64_t when = 0; // the newest job's end, unix seconds
+	uint32_t job_id = 0; // the newest job
+};
+constexpr int kMaxBesideRuns = 8;
+
 // "" when the row is valid, else what is wrong: model [A-Za-z0-9._+-]{1,64},
 // 1 <= gpus <= 65536, 0 <= nodes <= gpus, 0 < epoch_s <= 1e9, when >= 0.
 std::string row_error(const StoreRow &r);
@@ -53,6 +68,7 @@ struct StoreOp {
 		AddRow,
 		SetCorrection,
 		SetLoaderNeed,
+		AddBeside,
 		Forget,
 		ForgetUser,
 		ForgetModel
@@ -63,12 +79,16 @@ struct StoreOp {
 	std::string model;   // SetCorrection, SetLoaderNeed, Forget, ForgetModel
 	double factor = 1;   // SetCorrection
 	int need = 0;        // SetLoaderNeed: workers per task
-	int64_t when = 0;    // SetCorrection, SetLoaderNeed
+	int64_t when = 0;    // SetCorrection, SetLoaderNeed, AddBeside
+	BesideRow beside;    // AddBeside: `runs` jobs' mean, merged into the mean kept
 
 	static StoreOp add_row(uint32_t uid, StoreRow r);
 	static StoreOp set_correction(uint32_t uid, std::string model, double f, int64_t when);
 	static StoreOp set_loader_need(uint32_t uid, std::string model, int need,
 				       int64_t when);
+	// A slowdown in (0, 100] (kept within [1, kMaxSlowdown]); both models
+	// valid names.
+	static StoreOp add_beside(uint32_t uid, std::string model, BesideRow b);
 	static StoreOp forget(uint32_t uid, std::string model);
 	static StoreOp forget_user(uint32_t uid);
 	static StoreOp forget_model(std::string model);
@@ -79,7 +99,8 @@ constexpr int kMaxLoaderNeed = 256;
 
 // The bounds: rows per (user, model), models per user, users, and the
 // lines of the file one user's data and the site's may take (a row, a
-// correction and a loader demand are a line each).  An entry with only a
+// correction, a loader demand and a beside measurement are a line each),
+// and the models a user's model keeps a beside measurement for.  An entry with only a
 // correction or a loader demand counts as a model.  Lines are at most
 // kMaxStoreLineBytes, so the defaults keep a full store within the load
 // cap (store_file.hpp, kMaxStoreBytes, checked there): no user, however
@@ -90,11 +111,13 @@ struct StoreLimits {
 	size_t users = 1024;
 	size_t lines_per_user = 192;
 	size_t site_lines = 8192;
+	size_t beside_per_model = 16;
 };
-// The longest line serialize() writes: "row," uid (10), model (64), gpus
-// and nodes (5 each), epoch_s (24), source (8), when (19), job id (10),
-// eight commas and the newline come to 157.
-constexpr size_t kMaxStoreLineBytes = 160;
+// The longest line serialize() writes: "beside," (7), uid (10), model (64),
+// runs and 0 (1 each), slowdown (24), the neighbour's model (64), when
+// (19), job id (10), eight commas and the newline come to 209 ("row" lines
+// are shorter: 157).
+constexpr size_t kMaxStoreLineBytes = 216;
 
 class ProfileStore {
     public:
@@ -117,17 +140,25 @@ class ProfileStore {
 	// Whether the user's rows price the model (a correction or a loader
 	// demand alone is no row: such a model is still profiled).
 	bool knows(uint32_t uid, const std::string &model) const;
+	// The user's measurements of the model beside others, by neighbour.
+	std::vector<BesideRow> beside(uint32_t uid, const std::string &model) const;
+	// One of them; nullptr when the user never measured that pair.
+	const BesideRow *beside(uint32_t uid, const std::string &model,
+				const std::string &neighbour) const;
 	size_t row_count() const;
 	uint64_t generation() const { return generation_; }
 
 	// The text format, round trip exact:
-	//   # omru profile store v2
+	//   # omru profile store v3
 	//   kind,uid,model,gpus,nodes,epoch_s,source,when,job_id
-	// then one line per row, correction and loader demand, by (uid, model):
+	// then one line per row, correction, loader demand and beside
+	// measurement, by (uid, model):
 	//   row,UID,MODEL,GPUS,NODES,EPOCH_S,SOURCE,WHEN,JOB_ID
 	//   correction,UID,MODEL,0,0,FACTOR,,WHEN,0
 	//   loader_need,UID,MODEL,0,0,WORKERS,,WHEN,0
-	// (loader_need is new in v2; parse reads v1 files too, without it).
+	//   beside,UID,MODEL,RUNS,0,SLOWDOWN,NEIGHBOUR,WHEN,JOB_ID
+	// (loader_need is new in v2, beside in v3; parse reads v1 and v2
+	// files too, without them).
 	std::string serialize() const;
 	static Parsed<ProfileStore> parse(std::string_view text, const std::string &name,
 					  Limits l = {});
@@ -139,10 +170,12 @@ class ProfileStore {
 		int64_t factor_when = 0;
 		int loader_need = 0; // 0: unknown
 		int64_t loader_when = 0;
+		std::map<std::string, BesideRow> beside; // by neighbour model
 		int64_t newest() const;
 	};
 	using Key = std::pair<uint32_t, std::string>;
 	void enforce(uint32_t uid, const std::string &model);
+	static std::map<std::string, BesideRow>::iterator oldest_beside(Entry &e);
 
 	Limits limits_;
 	std::map<Key, Entry> entries_;

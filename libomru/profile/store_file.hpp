@@ -15,7 +15,7 @@
 namespace omru {
 namespace profiler {
 
-constexpr size_t kMaxStoreBytes = 32u << 20;
+constexpr size_t kMaxStoreBytes = 48u << 20;
 // A store full to its default bounds still loads (doc/report-bounds.md).
 static_assert((StoreLimits{}.users * StoreLimits{}.lines_per_user + StoreLimits{}.site_lines) *
 			      kMaxStoreLineBytes + 256 <=

@@ -9,6 +9,9 @@
 #include <string>
 
 #include "controller/colocation_book.hpp"
+#include "controller/controller.hpp"
+#include "controller/pair_prices.hpp"
+#include "controller/plan_input.hpp"
 #include "model/csv_table.hpp"
 #include "plan_fixture.hpp"
 #include "planner/planner.hpp"
@@ -335,10 +338,11 @@ START_TEST(test_colocation_book_integrates_the_factor)
 	controller::Snapshot s;
 	s.now_s = 100;
 	s.jobs = { running_job(1, "a", 0), running_job(2, "b", 0), running_job(3, "c", 1) };
-	book.observe(s, m);
+	const controller::PairPrices prices(m, nullptr);
+	book.observe(s, prices);
 	s.now_s = 110; // b left: a alone
 	s.jobs = { running_job(1, "a", 0), running_job(3, "c", 1) };
-	book.observe(s, m);
+	book.observe(s, prices);
 	controller::ColocationBook::Seen a = book.take(1, 130);
 	ck_assert_double_eq_tol(a.mean_factor, (1.5 * 10 + 1 * 20) / 30, 1e-12);
 	ck_assert_double_eq(a.seen_s, 30);
@@ -351,6 +355,173 @@ START_TEST(test_colocation_book_integrates_the_factor)
 	controller::ColocationBook::Seen none = book.take(42, 130);
 	ck_assert_double_eq(none.mean_factor, 1.0);
 	ck_assert_int_eq(book.size(), 0);
+}
+END_TEST
+
+// The table (a beside b: 1.5) corrected by one user's measurements: the
+// table weighs as one job, so one job at 2 makes 1.75 for that user; other
+// users, the other direction and the site keep the table's price.
+START_TEST(test_pair_prices_mix_a_users_measurements_into_the_table)
+{
+	ColocationData d;
+	d.pairs.push_back({ "a", "b", 1.5, 1.2, 1 });
+	InterferenceModel m(d);
+	profiler::ProfileStore store;
+	profiler::BesideRow b;
+	b.neighbour = "b";
+	b.slowdown = 2;
+	b.when = 10;
+	store.apply(profiler::StoreOp::add_beside(1000, "a", b));
+	const controller::PairPrices p(m, &store);
+	ck_assert_double_eq_tol(p.slowdown(1000, "a", "b"), 1.75, 1e-12);
+	ck_assert_double_eq_tol(p.slowdown(1001, "a", "b"), 1.5, 1e-12);
+	ck_assert_double_eq_tol(p.slowdown(profiler::kSiteUid, "a", "b"), 1.5, 1e-12);
+	ck_assert_double_eq_tol(p.slowdown(1000, "b", "a"), 1.2, 1e-12);
+	ck_assert(p.measured_by(1000, "a"));
+	ck_assert(!p.measured_by(1000, "b"));
+	ck_assert(!p.measured_by(1001, "a"));
+	// Seven more jobs at 2: nearly all the user's (8 runs against 1).
+	for (int i = 0; i < 7; i++)
+		store.apply(profiler::StoreOp::add_beside(1000, "a", b));
+	ck_assert_double_eq_tol(p.slowdown(1000, "a", "b"), (1.5 + 2 * 8) / 9, 1e-12);
+	// A pair the table does not price starts from 1.
+	b.neighbour = "c";
+	store.apply(profiler::StoreOp::add_beside(1000, "a", b));
+	ck_assert_double_eq_tol(p.slowdown(1000, "a", "c"), 1.5, 1e-12);
+	ck_assert_double_eq_tol(controller::PairPrices(m, nullptr).slowdown(1000, "a", "b"), 1.5,
+				1e-12);
+}
+END_TEST
+
+namespace {
+
+controller::JobSnap user_job(uint32_t id, uint32_t uid, const char *model, bool running)
+{
+	controller::JobSnap j = running_job(id, model, 0);
+	j.uid = uid;
+	j.running = running;
+	j.epochs = 1;
+	j.gpus_min = j.gpus_max = 1;
+	j.time_limit_s = 3600;
+	if (!running) {
+		j.where.clear();
+		j.eligible = { 0, 1 };
+	}
+	return j;
+}
+
+controller::JobEnd completed(uint32_t id, uint32_t uid, const char *model, double run_s)
+{
+	controller::JobEnd e;
+	e.job_id = id;
+	e.uid = uid;
+	e.completed = true;
+	e.model = model;
+	e.epochs = 1;
+	e.gpus = e.nodes = 1;
+	e.run_s = run_s;
+	return e;
+}
+
+// Site rows a and b, 100 s per epoch on 1 GPU, as a ProfileFile= gives.
+struct TwoModels {
+	std::shared_ptr<const ProfileTable> profiles = std::make_shared<ProfileTable>(
+		ProfileTable::from_csv(CsvTable::parse("p.csv", "model,gpus,epoch_s\n"
+								 "a,1,100\nb,1,100\n")));
+	controller::SiteProfiles site{ profiles, { { "a", 1, 0, 100 }, { "b", 1, 0, 100 } }, 2, {} };
+	controller::PlanSettings settings;
+	controller::Snapshot snap;
+	TwoModels()
+	{
+		ColocationData d;
+		d.pairs.push_back({ "a", "b", 1.5, 1.2, 1 });
+		settings.interference = std::make_shared<InterferenceModel>(d);
+		for (const char *name : { "n0", "n1" }) {
+			controller::NodeSnap n;
+			n.name = name;
+			n.gpus = 2;
+			snap.nodes.push_back(n);
+		}
+	}
+};
+
+} // namespace
+
+// A job of uid 1000's model a beside b all along, 2 x its curve's time
+// alone: a measurement of that pair for uid 1000 (the store's beside line,
+// no runtime row, no curve correction), which then prices uid 1000's next
+// job of a beside b at 1.75 and nobody else's.
+START_TEST(test_a_job_beside_one_model_all_along_measures_the_pair_for_its_user)
+{
+	TwoModels t;
+	controller::Controller c(t.site, t.settings);
+	t.snap.jobs = { user_job(1, 1000, "a", true), user_job(2, 2000, "b", true) };
+	t.snap.jobs[0].gpus = t.snap.jobs[1].gpus = 1;
+	c.plan(t.snap);
+	t.snap.now_s = 150;
+	c.plan(t.snap);
+	std::string log = c.job_ended(completed(1, 1000, "a", 200), 200);
+	ck_assert_msg(log.find("model a of uid 1000: epoch 200 s at 1 GPU(s), 100 s alone by "
+			       "its curve: beside model b all along, slowdown 2 measured, 1.5 "
+			       "priced, 1.75 from now on for this user's jobs (co-location "
+			       "table: 1.5)") == 0,
+		      "%s", log.c_str());
+	ck_assert_ptr_nonnull(c.store().beside(1000, "a", "b"));
+	ck_assert_double_eq(c.store().beside(1000, "a", "b")->slowdown, 2);
+	ck_assert(!c.store().knows(1000, "a"));
+	ck_assert_double_eq(c.store().correction(1000, "a"), 1);
+	// b's job was slowed by a as the table says (1.2): nothing to learn.
+	ck_assert_string_eq(c.job_ended(completed(2, 2000, "b", 120), 200).substr(0, 60),
+			    "model b of uid 2000: epoch 120 s at 1 GPU(s), 100 s alone by");
+	ck_assert_double_eq_tol(c.store().beside(2000, "b", "a")->slowdown, 1.2, 1e-12);
+
+	// The next plan: uid 1000's pending a and uid 3000's beside a running b.
+	controller::Snapshot p = t.snap;
+	p.jobs = { user_job(5, 2000, "b", true), user_job(3, 1000, "a", false),
+		   user_job(4, 3000, "a", false) };
+	p.jobs[0].gpus = 1;
+	controller::PlanSettings st = t.settings;
+	st.measured_pairs = std::make_shared<profiler::ProfileStore>(c.store());
+	controller::SpeedBook book(t.profiles);
+	controller::BuiltInput b = controller::build_plan_input(p, book, st);
+	auto kind = [&](uint32_t id) {
+		for (size_t i = 0; i < b.job_ids.size(); i++)
+			if (b.job_ids[i] == id)
+				return b.in.jobs[i].kind;
+		ck_abort_msg("job %u not in the plan", id);
+		return -1;
+	};
+	ck_assert_int_ne(kind(3), kind(4));
+	ck_assert_double_eq_tol(b.in.slowdown[kind(3)][kind(5)], 1.75, 1e-12);
+	ck_assert_double_eq_tol(b.in.slowdown[kind(4)][kind(5)], 1.5, 1e-12);
+	// What a costs b is b's user's price (its measured 1.2), whoever owns a.
+	ck_assert_double_eq_tol(b.in.slowdown[kind(5)][kind(3)], 1.2, 1e-12);
+	ck_assert_double_eq_tol(b.in.slowdown[kind(5)][kind(4)], 1.2, 1e-12);
+}
+END_TEST
+
+// Beside b all along but 10 x its curve: no pair costs that, the curve is
+// wrong; the runtime correction learns it (priced by the table), no pair.
+// A job alone measures no pair either.
+START_TEST(test_a_job_far_off_its_curve_corrects_the_curve_not_the_pair)
+{
+	TwoModels t;
+	controller::Controller c(t.site, t.settings);
+	t.snap.jobs = { user_job(1, 1000, "a", true), user_job(2, 2000, "b", true),
+			user_job(3, 1000, "b", true) };
+	for (auto &j : t.snap.jobs)
+		j.gpus = 1;
+	t.snap.jobs[2].where = { { 1, 1 } };
+	c.plan(t.snap);
+	t.snap.now_s = 900;
+	c.plan(t.snap);
+	std::string log = c.job_ended(completed(1, 1000, "a", 1000), 1000);
+	ck_assert_msg(log.find("curve corrected") != std::string::npos, "%s", log.c_str());
+	ck_assert_ptr_null(c.store().beside(1000, "a", "b"));
+	ck_assert(c.store().knows(1000, "a"));
+	log = c.job_ended(completed(3, 1000, "b", 100), 1000);
+	ck_assert_string_eq(log, "");
+	ck_assert_int_eq(c.store().beside(1000, "b").size(), 0);
 }
 END_TEST
 
@@ -367,6 +538,9 @@ int main()
 	tcase_add_test(t, test_plan_input_checks_the_matrix);
 	tcase_add_test(t, test_sim_slows_co_located_jobs_and_omru_avoids_it);
 	tcase_add_test(t, test_colocation_book_integrates_the_factor);
+	tcase_add_test(t, test_pair_prices_mix_a_users_measurements_into_the_table);
+	tcase_add_test(t, test_a_job_beside_one_model_all_along_measures_the_pair_for_its_user);
+	tcase_add_test(t, test_a_job_far_off_its_curve_corrects_the_curve_not_the_pair);
 	suite_add_tcase(s, t);
 	return run_suite(s);
 }

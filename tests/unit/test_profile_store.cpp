@@ -288,7 +288,7 @@ START_TEST(test_text_reads_back_exactly)
 	ck_assert(back.value().rows(1000, "resnet50")[0].epoch_s == 0.1 + 0.2);
 	ck_assert(back.value().rows(1000, "resnet50")[1].source == RowSource::Runtime);
 	ck_assert(back.value().correction(1000, "vgg") == 1.0 / 3);
-	ck_assert_string_eq(s.serialize().substr(0, 24), "# omru profile store v2\n");
+	ck_assert_string_eq(s.serialize().substr(0, 24), "# omru profile store v3\n");
 }
 END_TEST
 
@@ -300,7 +300,7 @@ START_TEST(test_loader_need_is_written_as_its_own_line_and_reads_back)
 	s.apply(StoreOp::set_loader_need(1000, "resnet50", 4, 1763800002));
 	s.apply(StoreOp::set_loader_need(1001, "vgg", 12, 1763800003));
 	ck_assert_string_eq(s.serialize(),
-			    "# omru profile store v2\n"
+			    "# omru profile store v3\n"
 			    "kind,uid,model,gpus,nodes,epoch_s,source,when,job_id\n"
 			    "row,1000,resnet50,1,0,100,measured,1763800000,1763800000\n"
 			    "correction,1000,resnet50,0,0,1.5,,1763800001,0\n"
@@ -315,7 +315,7 @@ START_TEST(test_loader_need_is_written_as_its_own_line_and_reads_back)
 }
 END_TEST
 
-START_TEST(test_a_v1_store_still_reads_and_is_written_as_v2)
+START_TEST(test_a_v1_store_still_reads_and_is_written_as_v3)
 {
 	const std::string v1 = "# omru profile store v1\n"
 			       "kind,uid,model,gpus,nodes,epoch_s,source,when,job_id\n"
@@ -328,7 +328,7 @@ START_TEST(test_a_v1_store_still_reads_and_is_written_as_v2)
 	ck_assert(s.value().correction(1000, "vgg") == 2);
 	ck_assert_int_eq(s.value().loader_need(1000, "resnet50"), 0);
 	ck_assert_string_eq(s.value().serialize(),
-			    "# omru profile store v2\n" + v1.substr(24));
+			    "# omru profile store v3\n" + v1.substr(24));
 	// loader_need lines came with v2: a v1 file with one is not a v1 store.
 	auto mixed = ProfileStore::parse(v1 + "loader_need,1000,resnet50,0,0,4,,1,0\n", "old");
 	ck_assert(!mixed.ok());
@@ -337,15 +337,134 @@ START_TEST(test_a_v1_store_still_reads_and_is_written_as_v2)
 }
 END_TEST
 
+// ---- beside: what a user's model lost beside another ----------------------
+
+static BesideRow beside(const std::string &neighbour, double slowdown, int64_t when,
+			uint32_t job = 0, int runs = 1)
+{
+	BesideRow b;
+	b.neighbour = neighbour;
+	b.slowdown = slowdown;
+	b.runs = runs;
+	b.when = when;
+	b.job_id = job;
+	return b;
+}
+
+START_TEST(test_beside_is_a_running_mean_per_user_model_and_neighbour)
+{
+	ProfileStore s;
+	ck_assert(s.apply(StoreOp::add_beside(1000, "bert", beside("ncf", 1.6, 10, 1))));
+	ck_assert(s.apply(StoreOp::add_beside(1000, "bert", beside("ncf", 1.2, 20, 2))));
+	const BesideRow *b = s.beside(1000, "bert", "ncf");
+	ck_assert_ptr_nonnull(b);
+	ck_assert_double_eq_tol(b->slowdown, 1.4, 1e-12);
+	ck_assert_int_eq(b->runs, 2);
+	ck_assert_int_eq(b->when, 20);
+	ck_assert_int_eq(b->job_id, 2);
+	// Another user, another direction, another neighbour: none of it.
+	ck_assert_ptr_null(s.beside(1001, "bert", "ncf"));
+	ck_assert_ptr_null(s.beside(1000, "ncf", "bert"));
+	ck_assert_ptr_null(s.beside(1000, "bert", "vgg"));
+	// A beside measurement alone is no row: the model is still profiled.
+	ck_assert(!s.knows(1000, "bert"));
+	// Kept within [1, 4] as the co-location table reads; a slowdown
+	// outside (0, 100], a bad name or run count is refused.
+	ck_assert(s.apply(StoreOp::add_beside(1000, "vgg", beside("ncf", 0.8, 1))));
+	ck_assert(s.beside(1000, "vgg", "ncf")->slowdown == 1);
+	ck_assert(s.apply(StoreOp::add_beside(1000, "vgg", beside("bert", 50, 1))));
+	ck_assert(s.beside(1000, "vgg", "bert")->slowdown == 4);
+	ck_assert(!s.apply(StoreOp::add_beside(1000, "vgg", beside("x", 0, 1))));
+	ck_assert(!s.apply(StoreOp::add_beside(1000, "vgg", beside("x", 101, 1))));
+	ck_assert(!s.apply(StoreOp::add_beside(1000, "vgg", beside("x y", 2, 1))));
+	ck_assert(!s.apply(StoreOp::add_beside(1000, "vgg", beside("", 2, 1))));
+	ck_assert(!s.apply(StoreOp::add_beside(1000, "vgg", beside("x", 2, 1, 0, 0))));
+	ck_assert(!s.apply(StoreOp::add_beside(1000, "vgg", beside("x", 2, 1, 0, 9))));
+	ck_assert(!s.apply(StoreOp::add_beside(1000, "vgg", beside("x", 2, -1))));
+	ck_assert_ptr_null(s.beside(1000, "vgg", "x"));
+}
+END_TEST
+
+START_TEST(test_beside_follows_a_change_within_a_few_jobs)
+{
+	// Twenty jobs at 2, then the pair stops interfering: the old mean
+	// weighs as at most 7 runs, so it follows within a few jobs instead
+	// of never moving.
+	ProfileStore s;
+	for (int i = 0; i < 20; i++)
+		s.apply(StoreOp::add_beside(1, "a", beside("b", 2, i, i)));
+	ck_assert_double_eq_tol(s.beside(1, "a", "b")->slowdown, 2, 1e-12);
+	ck_assert_int_eq(s.beside(1, "a", "b")->runs, kMaxBesideRuns);
+	for (int i = 20; i < 40; i++)
+		s.apply(StoreOp::add_beside(1, "a", beside("b", 1, i, i)));
+	ck_assert(s.beside(1, "a", "b")->slowdown < 1.1);
+}
+END_TEST
+
+START_TEST(test_beside_lines_count_in_the_bounds_and_go_oldest_first)
+{
+	StoreLimits l;
+	l.beside_per_model = 2;
+	l.lines_per_user = 4;
+	ProfileStore s(l);
+	s.apply(StoreOp::add_beside(1, "a", beside("x", 2, 10)));
+	s.apply(StoreOp::add_beside(1, "a", beside("y", 2, 20)));
+	s.apply(StoreOp::add_beside(1, "a", beside("z", 2, 30))); // x goes: two per model
+	ck_assert_ptr_null(s.beside(1, "a", "x"));
+	ck_assert_int_eq(s.beside(1, "a").size(), 2);
+	s.apply(StoreOp::add_row(1, row("a", 1, 5, 5)));  // older than every beside
+	s.apply(StoreOp::add_row(1, row("a", 2, 5, 25))); // newer than y
+	ck_assert_int_eq(s.row_count(), 2);
+	// A fifth line: the oldest of any kind goes (the 1-GPU row, at 5) ...
+	s.apply(StoreOp::add_beside(1, "b", beside("x", 2, 40)));
+	ck_assert_int_eq(s.row_count(), 1);
+	// ... then y's measurement (20), older than the 2-GPU row (25).
+	s.apply(StoreOp::add_beside(1, "b", beside("y", 2, 50)));
+	ck_assert_ptr_null(s.beside(1, "a", "y"));
+	ck_assert_int_eq(s.row_count(), 1);
+	ck_assert_ptr_nonnull(s.beside(1, "a", "z"));
+	// Another user's lines are its own.
+	ck_assert(s.apply(StoreOp::add_beside(2, "a", beside("x", 2, 1))));
+	ck_assert_ptr_nonnull(s.beside(1, "b", "x"));
+}
+END_TEST
+
+START_TEST(test_beside_reads_back_and_forgetting_a_model_drops_its_pairs)
+{
+	ProfileStore s;
+	s.apply(StoreOp::add_row(1000, row("bert", 1, 100, 1763800000)));
+	s.apply(StoreOp::add_beside(1000, "bert", beside("ncf", 1.0 / 0.7, 1763800005, 42)));
+	s.apply(StoreOp::add_beside(1000, "bert", beside("ncf", 1.25, 1763800006, 43)));
+	s.apply(StoreOp::add_beside(1001, "vgg", beside("bert", 3, 1763800007, 44)));
+	const std::string text = s.serialize();
+	ck_assert_msg(text.find("beside,1000,bert,2,0,") != std::string::npos &&
+			      text.find(",ncf,1763800006,43\n") != std::string::npos &&
+			      text.find("beside,1001,vgg,1,0,3,bert,1763800007,44\n") !=
+				      std::string::npos,
+		      "%s", text.c_str());
+	auto back = ProfileStore::parse(text, "x");
+	ck_assert_msg(back.ok(), "%s", back.error().c_str());
+	ck_assert_string_eq(back.value().serialize(), text);
+	ck_assert(back.value().beside(1000, "bert", "ncf")->slowdown ==
+		  s.beside(1000, "bert", "ncf")->slowdown);
+	// Forgetting bert drops its rows and vgg's measurement beside it; the
+	// entry it leaves empty goes with it.
+	ck_assert(s.apply(StoreOp::forget_model("bert")));
+	ck_assert_ptr_null(s.beside(1001, "vgg", "bert"));
+	ck_assert_int_eq(s.users().size(), 0);
+}
+END_TEST
+
 START_TEST(test_text_that_is_not_a_store_is_refused_with_its_line)
 {
 	const std::string head = "# omru profile store v2\n"
 				 "kind,uid,model,gpus,nodes,epoch_s,source,when,job_id\n";
+	const std::string head3 = "# omru profile store v3\n" + head.substr(24);
 	struct {
 		std::string text, error;
 	} cases[] = {
 		{ "", "f:0: empty" },
-		{ "# omru profile store v3\n", "f:1: not an omru profile store" },
+		{ "# omru profile store v4\n", "f:1: not an omru profile store" },
 		{ "# omru profile store v1\nkind,uid\n", "f:2: expected the header" },
 		{ head + "row,1,m,1,0,5,measured,1\n", "f:3: expected 9 fields, found 8" },
 		{ head + "row,1,m,1,0,5,guessed,1,0\n", "f:3: source 'guessed'" },
@@ -359,6 +478,15 @@ START_TEST(test_text_that_is_not_a_store_is_refused_with_its_line)
 		{ head + "loader_need,1,m,0,0,257,,1,0\n", "f:3: loader_need:" },
 		{ head + "loader_need,1,m,0,0,2.5,,1,0\n", "f:3: loader_need:" },
 		{ head + "loader_need,1,bad model,0,0,2,,1,0\n", "f:3: loader_need:" },
+		{ head + "beside,1,m,1,0,1.5,n,1,0\n", "f:3: kind 'beside': expected row, "
+							  "correction, loader_need (a v2 store)" },
+		{ head3 + "beside,1,m,0,0,1.5,n,1,0\n", "f:3: beside: two valid models" },
+		{ head3 + "beside,1,m,9,0,1.5,n,1,0\n", "f:3: beside:" },
+		{ head3 + "beside,1,m,1,1,1.5,n,1,0\n", "f:3: beside:" },
+		{ head3 + "beside,1,m,1,0,0,n,1,0\n", "f:3: beside:" },
+		{ head3 + "beside,1,m,1,0,101,n,1,0\n", "f:3: beside:" },
+		{ head3 + "beside,1,m,1,0,2,,1,0\n", "f:3: beside:" },
+		{ head3 + "beside,1,m,1,0,2,bad model,1,0\n", "f:3: beside:" },
 	};
 	for (const auto &c : cases) {
 		auto r = ProfileStore::parse(c.text, "f");
@@ -543,7 +671,15 @@ START_TEST(test_a_full_store_stays_within_the_load_cap)
 	ck_assert(s.apply(StoreOp::set_correction(4294967294u, r.model, 0.0123456789012345,
 						  INT64_MAX / 2)));
 	ck_assert(s.apply(StoreOp::set_loader_need(4294967294u, r.model, 256, INT64_MAX / 2)));
+	BesideRow b;
+	b.neighbour = std::string(64, 'n');
+	b.slowdown = 1.2345678901234567;
+	b.runs = kMaxBesideRuns;
+	b.when = INT64_MAX / 2;
+	b.job_id = 4294967295u;
+	ck_assert(s.apply(StoreOp::add_beside(4294967294u, r.model, b)));
 	std::string text = s.serialize();
+	ck_assert(text.find("beside,") != std::string::npos);
 	size_t start = text.find('\n', text.find('\n') + 1) + 1; // after the header
 	for (size_t nl; (nl = text.find('\n', start)) != std::string::npos; start = nl + 1)
 		ck_assert_int_le(nl + 1 - start, kMaxStoreLineBytes);
@@ -560,7 +696,7 @@ START_TEST(test_oversized_or_odd_files_are_refused)
 	}
 	auto big = load_store(path);
 	ck_assert(!big.ok());
-	ck_assert_msg(big.error().find("larger than 32 MiB") != std::string::npos, "%s",
+	ck_assert_msg(big.error().find("larger than 48 MiB") != std::string::npos, "%s",
 		      big.error().c_str());
 	unlink(path.c_str());
 	ck_assert_int_eq(mkdir(path.c_str(), 0700), 0);
@@ -717,12 +853,16 @@ int main(void)
 	tcase_add_test(store, test_invalid_loader_needs_are_ignored);
 	tcase_add_test(store, test_forgetting_drops_the_loader_need);
 	tcase_add_test(store, test_a_loader_need_counts_as_a_model_in_the_bounds);
+	tcase_add_test(store, test_beside_is_a_running_mean_per_user_model_and_neighbour);
+	tcase_add_test(store, test_beside_follows_a_change_within_a_few_jobs);
+	tcase_add_test(store, test_beside_lines_count_in_the_bounds_and_go_oldest_first);
 	suite_add_tcase(s, store);
 	TCase *text = tcase_create("text");
 	tcase_add_test(text, test_text_reads_back_exactly);
 	tcase_add_test(text, test_text_that_is_not_a_store_is_refused_with_its_line);
 	tcase_add_test(text, test_loader_need_is_written_as_its_own_line_and_reads_back);
-	tcase_add_test(text, test_a_v1_store_still_reads_and_is_written_as_v2);
+	tcase_add_test(text, test_a_v1_store_still_reads_and_is_written_as_v3);
+	tcase_add_test(text, test_beside_reads_back_and_forgetting_a_model_drops_its_pairs);
 	suite_add_tcase(s, text);
 	TCase *file = tcase_create("file");
 	tcase_add_test(file, test_missing_file_is_an_empty_store_and_a_save_reads_back);

@@ -6,15 +6,19 @@
 // overwrites the other; slurmctld reads them within seconds.  Exit status:
 // 0 done, 1 the store or a file could not be read or written (or show
 // found no rows), 2 bad usage.
+#include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
+#include <map>
+#include <thread>
 #include <unistd.h>
 
 #include "cli_args.hpp"
 #include "controller/site_profiles.hpp"
 #include "model/cluster.hpp"
 #include "model/csv_table.hpp" // InputError
+#include "node/gpu_usage.hpp"
 #include "profiler/profile_view.hpp"
 #include "profile/interference_model.hpp"
 #include "profile/store_file.hpp"
@@ -32,6 +36,7 @@ static const char kUsage[] =
 	"       omru-profile forget MODEL [--user USER | --site | --everyone] [--store PATH]\n"
 	"       omru-profile forget --user USER [--store PATH]\n"
 	"       omru-profile interference --pairs FILE [--signals FILE] [--models A,B,...]\n"
+	"       omru-profile gpu-use [--gpus LIST] [--samples N]\n"
 	"       omru-profile --help | --version\n";
 
 static void print_help()
@@ -57,7 +62,13 @@ static void print_help()
 		"                    models (--models, default every model the files name)\n"
 		"                    as a pairs CSV with where each side comes from\n"
 		"                    (measured, predicted, none) on stdout; the fit's\n"
-		"                    coefficients on stderr\n\n"
+		"                    coefficients on stderr\n"
+		"  gpu-use           this node's GPUs (--gpus, minor numbers as\n"
+		"                    SLURM_JOB_GPUS lists them; default all) sampled\n"
+		"                    through NVML once a second, N times (--samples,\n"
+		"                    default 5): each device's mean GPU and memory-\n"
+		"                    controller utilisation, as spank_omru samples a\n"
+		"                    job's (a model's solo signals when it runs alone)\n\n"
 		"  --user USER       a login name or a uid\n"
 		"  --site            only the rows shared by all\n"
 		"  --cluster NxG     the curve on N nodes of G GPUs (default: nodes of 8,\n"
@@ -76,6 +87,7 @@ static const std::vector<OptionSpec> kOptions = {
 	{ "user", true }, { "site", false },   { "everyone", false }, { "cluster", true },
 	{ "json", false }, { "store", true },
 	{ "pairs", true }, { "signals", true }, { "models", true },
+	{ "gpus", true }, { "samples", true },
 };
 
 // Whose rows: --user, --site, --everyone; `fallback` when none is given.
@@ -269,6 +281,37 @@ static int interference(const CliArgs &args)
 	return 0;
 }
 
+// omru-profile gpu-use: what spank_omru's sampler sees on this node, so an
+// admin can tell it works (and measure a model's solo signals by hand).
+static int gpu_use(const CliArgs &args)
+{
+	std::vector<int> minors;
+	if (auto g = args.get("gpus"); g && !parse_gpu_minors(*g, minors))
+		throw UsageError("--gpus " + *g + ": give minor numbers, as 0,2 or 0-3");
+	const int samples = static_cast<int>(args.number("samples", 5, 1, 3600));
+	std::map<int, std::pair<double, double>> sum;
+	std::string error;
+	for (int i = 0; i < samples; i++) {
+		if (i)
+			std::this_thread::sleep_for(std::chrono::seconds(1));
+		std::vector<GpuUtilization> now;
+		if (!sample_gpu_utilization(minors, now, error))
+			return fail(error);
+		for (const GpuUtilization &u : now) {
+			sum[u.minor].first += u.gpu_pct;
+			sum[u.minor].second += u.mem_pct;
+		}
+	}
+	if (sum.empty())
+		return fail("none of the GPUs " + args.get("gpus").value_or("") +
+			    " is on this node");
+	std::printf("gpu,gpu_util,mem_util,samples\n");
+	for (const auto &[minor, s] : sum)
+		std::printf("%d,%.1f,%.1f,%d\n", minor, s.first / samples, s.second / samples,
+			    samples);
+	return 0;
+}
+
 static int profile_main(std::vector<std::string> argv)
 {
 	if (argv.empty())
@@ -289,6 +332,17 @@ static int profile_main(std::vector<std::string> argv)
 				throw UsageError(std::string("--") + o + " is not for interference");
 		return interference(args);
 	}
+	if (cmd == "gpu-use") {
+		if (!operand.empty())
+			throw UsageError("gpu-use takes no operand ('" + operand + "')");
+		for (const char *o : { "user", "site", "everyone", "cluster", "json", "store",
+				       "pairs", "signals", "models" })
+			if (args.has(o))
+				throw UsageError(std::string("--") + o + " is not for gpu-use");
+		return gpu_use(args);
+	}
+	if (args.has("gpus") || args.has("samples"))
+		throw UsageError("--gpus and --samples are for gpu-use");
 	if (args.has("pairs") || args.has("signals") || args.has("models"))
 		throw UsageError("--pairs, --signals and --models are for interference");
 	if (cmd != "list" && cmd != "show" && cmd != "import" && cmd != "forget")

@@ -169,8 +169,11 @@ std::optional<ModelView> view_model(const ProfileStore &store,
 	v.correction = uid == kSiteUid ? 1 : store.correction(uid, model);
 	v.loader_need = store.loader_need(uid, model);
 	v.loader_when = store.loader_need_when(uid, model);
-	if (uid != kSiteUid)
+	if (uid != kSiteUid) {
 		v.beside = store.beside(uid, model);
+		if (const SignalsRow *s = store.signals(uid, model))
+			v.signals = *s;
+	}
 	auto add_store_rows = [&](uint32_t owner) {
 		for (const StoreRow &r : store.rows(owner, model))
 			v.rows.push_back({ user_label(owner), r.gpus, r.nodes, r.epoch_s,
@@ -236,7 +239,18 @@ void write_view(std::ostream &out, const ModelView &v, bool json)
 			    << ", \"when\": " << json_time(b.when) << ", \"job_id\": "
 			    << (b.job_id ? std::to_string(b.job_id) : std::string("null")) << "}";
 		}
-		out << "],\n \"rows\": [";
+		out << "],\n \"signals\": ";
+		if (v.signals)
+			out << "{\"gpu_util\": " << number(v.signals->gpu_pct)
+			    << ", \"mem_util\": " << number(v.signals->mem_pct)
+			    << ", \"runs\": " << v.signals->runs
+			    << ", \"when\": " << json_time(v.signals->when) << ", \"job_id\": "
+			    << (v.signals->job_id ? std::to_string(v.signals->job_id)
+						  : std::string("null"))
+			    << "}";
+		else
+			out << "null";
+		out << ",\n \"rows\": [";
 		for (size_t i = 0; i < v.rows.size(); i++) {
 			const ShownRow &r = v.rows[i];
 			out << (i ? ",\n  " : "\n  ") << "{\"owner\": " << json_string(r.owner)
@@ -290,6 +304,11 @@ void write_view(std::ostream &out, const ModelView &v, bool json)
 				       b.job_id ? std::to_string(b.job_id) : "-" });
 		write_aligned(out, bs);
 	}
+	if (v.signals)
+		out << "\nsolo signals (its nodes sampled them in this user's jobs that ran "
+		       "alone): GPU " << format_number(v.signals->gpu_pct) << "%, memory "
+		    << format_number(v.signals->mem_pct) << "% busy, over " << v.signals->runs
+		    << " job(s), newest " << local_time(v.signals->when) << "\n";
 	if (v.curve.empty()) {
 		out << "\nno curve: " << (v.cluster.uniform() ? "" : "nodes differ; ")
 		    << "the rows do not fit a cluster of " << cluster << "\n";

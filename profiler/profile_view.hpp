@@ -73,6 +73,8 @@ struct ModelView {
 	// store's beside lines; the plan mixes them into ColocationFile='s
 	// prices for that user's jobs, controller/pair_prices.hpp).
 	std::vector<BesideRow> beside;
+	// Its solo signals as the user's nodes sampled them (jobs alone).
+	std::optional<SignalsRow> signals;
 	Cluster cluster;
 	std::vector<CurvePoint> curve; // packed, 1..cluster.total_gpus()
 };

@@ -17,6 +17,13 @@
  * jobs), and the same field is what sacct shows.  At step end the last rows
  * and the summary (metrics, real runtime) are merged in the same way,
  * before the job completes, so they reach sacct; then the directory goes.
+ * The same thread samples the job's GPUs on this node (SLURM_JOB_GPUS)
+ * through NVML every GPU_SAMPLE_S seconds; at the end their mean GPU and
+ * memory-controller utilisation go into the record as `gpu_use=G:M:N`
+ * (percent, N samples), the job's solo signals when it ran alone
+ * (select/omru learns them; profile/interference_model.hpp).  A node
+ * without NVML samples nothing (one verbose log line per job; omru-profile
+ * gpu-use tells an admin why).
  * Every failure is logged and changes nothing for the job.
  */
 #include <dirent.h>
@@ -32,10 +39,14 @@
 
 #include <slurm/slurm.h>
 
+#include "omru/omru_gpu.h"
 #include "omru/omru_record.h"
 #include "omru_spank.h"
 
 #define RECORD_MAX 1024
+/* GPU utilisation is sampled this often (NVML averages over its own last
+ * sample period, 1/6 s to 1 s): means over a run of minutes. */
+#define GPU_SAMPLE_S 5
 
 static struct {
 	bool active;     /* batch step of an OMRU job, directory made */
@@ -49,6 +60,9 @@ static struct {
 	char resumed[32];      /* last `resumed_at` value sent */
 	struct timespec seen; /* mtime of the rows file last read */
 	off_t seen_size;
+	char gpu_list[256];   /* SLURM_JOB_GPUS; "" when none or not sampled */
+	double gpu_sum, mem_sum; /* of the samples' means over the devices */
+	long gpu_samples;
 	pthread_t thread;
 	bool thread_started;
 	pthread_mutex_t lock;
@@ -242,21 +256,51 @@ static void forward_measurements(void)
 		update_record(n, keys, values);
 }
 
+/* One sample of the job's GPUs on this node, added to the sums; the first
+ * failure is logged and ends the job's sampling (no NVML, no such GPU). */
+static void sample_gpus(void)
+{
+	if (!rec.gpu_list[0])
+		return;
+	double g = 0, m = 0;
+	char err[256];
+	if (omru_gpu_sample(rec.gpu_list, &g, &m, err, sizeof(err)) > 0) {
+		rec.gpu_sum += g;
+		rec.mem_sum += m;
+		rec.gpu_samples++;
+		return;
+	}
+	slurm_verbose("%s: job %u: GPUs %s not sampled (%s)", OMRU_SPANK_NAME, rec.job_id,
+		      rec.gpu_list, err);
+	rec.gpu_list[0] = '\0';
+}
+
 static void *reporter(void *arg)
 {
 	(void) arg;
+	struct timespec next_report;
+	clock_gettime(CLOCK_REALTIME, &next_report);
+	next_report.tv_sec += omru_config.report_interval_s;
 	pthread_mutex_lock(&rec.lock);
 	while (!rec.stop) {
 		struct timespec until;
 		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += omru_config.report_interval_s;
+		until.tv_sec += GPU_SAMPLE_S;
+		if (until.tv_sec > next_report.tv_sec)
+			until = next_report;
 		while (!rec.stop &&
 		       pthread_cond_timedwait(&rec.wake, &rec.lock, &until) != ETIMEDOUT)
 			;
 		if (rec.stop)
 			break;
 		pthread_mutex_unlock(&rec.lock);
-		forward_measurements();
+		sample_gpus();
+		struct timespec now;
+		clock_gettime(CLOCK_REALTIME, &now);
+		if (now.tv_sec >= next_report.tv_sec) {
+			forward_measurements();
+			next_report.tv_sec = now.tv_sec + omru_config.report_interval_s;
+		}
 		pthread_mutex_lock(&rec.lock);
 	}
 	pthread_mutex_unlock(&rec.lock);
@@ -268,6 +312,11 @@ extern int omru_job_reporter_start(spank_t sp)
 	uint32_t job_id = 0;
 	if (!rec.active || rec.thread_started || !batch_step_of_omru_job(sp, &job_id))
 		return 0;
+	rec.gpu_sum = rec.mem_sum = 0;
+	rec.gpu_samples = 0;
+	if (spank_getenv(sp, "SLURM_JOB_GPUS", rec.gpu_list, sizeof(rec.gpu_list)) !=
+	    ESPANK_SUCCESS)
+		rec.gpu_list[0] = '\0';
 	rec.stop = false;
 	int rc = pthread_create(&rec.thread, NULL, reporter, NULL);
 	if (rc != 0)
@@ -317,7 +366,7 @@ extern int omru_job_record_finish(spank_t sp)
 	}
 
 	static char jsonl[64 * 1024];
-	char summary[512] = "", rows[RECORD_MAX], real[32], phase[96];
+	char summary[512] = "", rows[RECORD_MAX], real[32], phase[96], gpu_use[64];
 	const char *keys[16], *values[16];
 	int n = 0;
 
@@ -338,6 +387,13 @@ extern int omru_job_record_finish(spank_t sp)
 		snprintf(real, sizeof(real), "%ld", (long) (time(NULL) - job_start));
 		keys[n] = "real_s";
 		values[n++] = real;
+	}
+	if (rec.gpu_samples > 0) {
+		snprintf(gpu_use, sizeof(gpu_use), "%.1f:%.1f:%ld",
+			 rec.gpu_sum / rec.gpu_samples, rec.mem_sum / rec.gpu_samples,
+			 rec.gpu_samples);
+		keys[n] = "gpu_use";
+		values[n++] = gpu_use;
 	}
 	if (n > 0)
 		update_record(n, keys, values);

@@ -555,6 +555,8 @@ int omru_ctl_job_end(omru_ctl_t *ctl, uint32_t job_id, uint32_t uid,
 				e.rows = *r;
 			if (const std::string *l = rec.value().get("loader"))
 				e.loader = *l;
+			if (const std::string *g = rec.value().get("gpu_use"))
+				e.gpu_use = *g;
 			e.resized = rec.value().get("resizes") != nullptr;
 			if (const std::string *p = rec.value().get("profile_s")) {
 				char *end = nullptr;

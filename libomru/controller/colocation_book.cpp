@@ -43,6 +43,7 @@ void ColocationBook::observe(const Snapshot &snap, const PairPrices &prices)
 			t.last_s = snap.now_s;
 		}
 		t.factor = combined_slowdown(excess);
+		t.met = t.met || !models.empty();
 		if (models.size() != 1)
 			t.several = true;
 		else if (t.neighbour.empty())
@@ -68,6 +69,7 @@ ColocationBook::Seen ColocationBook::take(uint32_t job_id, double now_s)
 	s.mean_factor = s.seen_s > 0 ? integral / s.seen_s : t.factor;
 	if (!t.several)
 		s.only_neighbour = t.neighbour;
+	s.alone = !t.met;
 	return s;
 }
 

@@ -35,6 +35,8 @@ class ColocationBook {
 		// it met none or more than one.
 		std::string only_neighbour;
 		double seen_s = 0; // time between the first and the last plan
+		// Seen, and no plan found another OMRU job on its nodes.
+		bool alone = false;
 	};
 	// The job ended at now_s: what it saw, forgotten here.
 	Seen take(uint32_t job_id, double now_s);
@@ -47,6 +49,7 @@ class ColocationBook {
 		double integral = 0; // factor x time, first_s to last_s
 		std::string neighbour; // the one model met so far
 		bool several = false;  // met more than one model, or none once
+		bool met = false;      // met any other OMRU job
 	};
 	std::unordered_map<uint32_t, Track> jobs_;
 };

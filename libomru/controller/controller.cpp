@@ -177,10 +177,12 @@ std::string Controller::job_ended(const JobEnd &e, double now_s)
 		return "";
 	learn_rows(e.job_id, e.uid, e.model, e.gpus, e.nodes, e.rows, now_s);
 	learned_.erase(e.job_id);
-	std::string loader = learn_loader(e, now_s);
-	std::string runtime = learn_runtime(e, seen, now_s);
-	return loader.empty() || runtime.empty() ? loader + runtime
-						 : loader + "; " + runtime;
+	std::string said;
+	for (std::string line : { learn_loader(e, now_s), learn_signals(e, seen, now_s),
+				  learn_runtime(e, seen, now_s) })
+		if (!line.empty())
+			said += (said.empty() ? "" : "; ") + line;
+	return said;
 }
 
 // The model's loader demand for the job's user from the trainer's last
@@ -280,6 +282,39 @@ std::string Controller::learn_runtime(const JobEnd &e, const ColocationBook::See
 	return buf;
 }
 
+// The solo signals a job's batch node sampled (spank_omru: AdminComment
+// `gpu_use=G:M:N`, percent over N samples), learned for its user's model
+// when every plan that saw it found no other OMRU job on its nodes.  The
+// field crossed a process boundary: a malformed one is ignored whole.
+// RET a line for the log, or "".
+std::string Controller::learn_signals(const JobEnd &e, const ColocationBook::Seen &seen,
+				      double now_s)
+{
+	constexpr long kMinSamples = 3; // 15 s of a 5 s sampler: less says nothing
+	if (e.gpu_use.empty() || !e.completed || !seen.alone || !(seen.seen_s > 0))
+		return "";
+	double g = -1, m = -1;
+	long n = 0;
+	char tail = 0;
+	if (std::sscanf(e.gpu_use.c_str(), "%lf:%lf:%ld%c", &g, &m, &n, &tail) != 3 ||
+	    !(g >= 0 && g <= 100) || !(m >= 0 && m <= 100) || n < kMinSamples)
+		return "";
+	profiler::SignalsRow s;
+	s.gpu_pct = g;
+	s.mem_pct = m;
+	s.when = static_cast<int64_t>(now_s);
+	s.job_id = e.job_id;
+	change(profiler::StoreOp::add_signals(e.uid, e.model, s));
+	const profiler::SignalsRow *kept = store_->signals(e.uid, e.model);
+	char buf[256];
+	std::snprintf(buf, sizeof(buf),
+		      "model %s of uid %u ran alone: GPU %.1f%%, memory %.1f%% busy over %ld "
+		      "samples; its solo signals now %.1f%% and %.1f%% (%d job(s))",
+		      e.model.c_str(), e.uid, g, m, n, kept ? kept->gpu_pct : g,
+		      kept ? kept->mem_pct : m, kept ? kept->runs : 1);
+	return buf;
+}
+
 // A job beside one other model all along measured that pair for its user:
 // its real epoch over its curve's time alone.  Kept when within what a
 // pair can cost (from 1 - the margin, noise about "no slowdown", to
@@ -314,8 +349,12 @@ std::string Controller::learn_beside(const JobEnd &e, const std::string &neighbo
 void Controller::plan(const Snapshot &snap, double time_cap_ms)
 {
 	auto t0 = std::chrono::steady_clock::now();
-	if (settings_.interference && !settings_.interference->empty())
-		colocation_.observe(snap, PairPrices(*settings_.interference, store_.get()));
+	// Observed with or without a table: a job that ran alone teaches its
+	// model's solo signals either way (learn_signals).
+	static const InterferenceModel kNoTable;
+	const bool table = settings_.interference && !settings_.interference->empty();
+	colocation_.observe(snap, PairPrices(table ? *settings_.interference : kNoTable,
+					     store_.get()));
 	PlanSettings st = settings_;
 	st.measured_pairs = store_;
 	st.max_pending = std::min(settings_.max_pending, pending_cap_);

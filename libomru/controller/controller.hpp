@@ -65,6 +65,7 @@ struct JobEnd {
 	std::string rows;        // its record's `rows`
 	std::string loader;      // its record's `loader` (W:X:F:R), "" if none
 	bool resized = false;    // its record has `resizes`: run_s is not all its work
+	std::string gpu_use;     // its record's `gpu_use` (G:M:N), "" if none
 };
 
 // A stop the glue must send (SIGUSR1 to the job's steps): the plan resizes
@@ -160,6 +161,8 @@ class Controller {
 				  double now_s);
 	std::string learn_beside(const JobEnd &e, const std::string &neighbour, double real,
 				 double solo_s, double now_s);
+	std::string learn_signals(const JobEnd &e, const ColocationBook::Seen &seen,
+				  double now_s);
 	void size_cpus(Decision &d, const JobSnap &j) const;
 
 	std::shared_ptr<profiler::ProfileStore> store_;

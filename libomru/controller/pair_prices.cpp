@@ -9,9 +9,14 @@ namespace controller {
 double PairPrices::slowdown(uint32_t uid, const std::string &model,
 			    const std::string &neighbour) const
 {
-	const double table = table_.slowdown(model, neighbour);
 	if (!store_ || uid == profiler::kSiteUid)
-		return table;
+		return table_.slowdown(model, neighbour);
+	// The table's price, from the user's own solo signals of the model
+	// where its nodes sampled them (pairs nobody measured).
+	const profiler::SignalsRow *sig = store_->signals(uid, model);
+	const double table = sig ? table_.slowdown(model, sig->gpu_pct / 100,
+						   sig->mem_pct / 100, neighbour)
+				 : table_.slowdown(model, neighbour);
 	const profiler::BesideRow *own = store_->beside(uid, model, neighbour);
 	if (!own)
 		return table;
@@ -22,7 +27,8 @@ double PairPrices::slowdown(uint32_t uid, const std::string &model,
 
 bool PairPrices::measured_by(uint32_t uid, const std::string &model) const
 {
-	return store_ && uid != profiler::kSiteUid && !store_->beside(uid, model).empty();
+	return store_ && uid != profiler::kSiteUid &&
+	       (store_->signals(uid, model) || !store_->beside(uid, model).empty());
 }
 
 } // namespace controller

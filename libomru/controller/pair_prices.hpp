@@ -5,6 +5,10 @@
 // lines, profile_store.hpp: its jobs that shared nodes with the other model
 // all along).  The table counts as kTablePriorRuns jobs, so one job of the
 // user's moves the price halfway and eight make it nearly all the user's.
+// Where the table has no measurement of the pair, its fit prices the
+// user's jobs from the user's own solo signals of the model (the store's
+// signals line: GPU and memory-controller utilisation its nodes sampled in
+// its jobs that ran alone) rather than the table's.
 // One user's measurements price only that user's jobs: what its job costs a
 // neighbour is the neighbour's own price.
 #ifndef OMRU_CONTROLLER_PAIR_PRICES_HPP
@@ -32,8 +36,9 @@ class PairPrices {
 	// Within [1, kMaxSlowdown]; uid kSiteUid: the table's price.
 	double slowdown(uint32_t uid, const std::string &model,
 			const std::string &neighbour) const;
-	// Whether the user measured the model beside any other (its jobs of
-	// the model are then priced apart from other users').
+	// Whether the user measured the model beside any other, or its solo
+	// signals (its jobs of the model are then priced apart from other
+	// users').
 	bool measured_by(uint32_t uid, const std::string &model) const;
 
     private:

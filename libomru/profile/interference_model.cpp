@@ -140,6 +140,17 @@ double InterferenceModel::slowdown(const std::string &a, const std::string &b) c
 	return predicted(ia->second, ib->second);
 }
 
+double InterferenceModel::slowdown(const std::string &a, double u_a, double m_a,
+				   const std::string &b) const
+{
+	if (auto it = measured_.find({ a, b }); it != measured_.end())
+		return it->second;
+	auto ib = signals_.find(b);
+	if (!fit_.fitted || ib == signals_.end())
+		return 1;
+	return predicted({ std::clamp(u_a, 0.0, 1.0), std::clamp(m_a, 0.0, 1.0) }, ib->second);
+}
+
 HeldOutError held_out_error(const ColocationData &d)
 {
 	std::set<std::string> with_signals;

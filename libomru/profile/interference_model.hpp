@@ -63,6 +63,11 @@ class InterferenceModel {
 	// a's slowdown next to one job of b, and where it comes from.
 	double slowdown(const std::string &a, const std::string &b) const;
 	Source source(const std::string &a, const std::string &b) const;
+	// The same with a's solo signals given (fractions of 1: a user's own,
+	// sampled on its nodes) in place of the table's: the measured pair
+	// where there is one, else the fit; 1 without a fit or b's signals.
+	double slowdown(const std::string &a, double u_a, double m_a,
+			const std::string &b) const;
 	const InterferenceFit &fit() const { return fit_; }
 	// The measured (a, b) directions, sorted.
 	std::vector<std::pair<std::string, std::string>> measured_directions() const;

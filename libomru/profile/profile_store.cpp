@@ -134,6 +134,17 @@ StoreOp StoreOp::add_beside(uint32_t uid, std::string model, BesideRow b)
 	return o;
 }
 
+StoreOp StoreOp::add_signals(uint32_t uid, std::string model, SignalsRow s)
+{
+	StoreOp o;
+	o.kind = Kind::AddSignals;
+	o.uid = uid;
+	o.model = std::move(model);
+	o.when = s.when;
+	o.signals = s;
+	return o;
+}
+
 StoreOp StoreOp::forget(uint32_t uid, std::string model)
 {
 	StoreOp o;
@@ -166,6 +177,8 @@ int64_t ProfileStore::Entry::newest() const
 		t = std::max(t, r.when);
 	for (const auto &[k, b] : beside)
 		t = std::max(t, b.when);
+	if (signals)
+		t = std::max(t, signals->when);
 	return t;
 }
 
@@ -207,7 +220,8 @@ void ProfileStore::enforce(uint32_t uid, const std::string &model)
 	// left) its stalest model.
 	size_t cap = uid == kSiteUid ? limits_.site_lines : limits_.lines_per_user;
 	auto lines_of = [](const Entry &e) {
-		return e.rows.size() + e.beside.size() + (e.factor != 1) + (e.loader_need != 0);
+		return e.rows.size() + e.beside.size() + (e.factor != 1) + (e.loader_need != 0) +
+		       e.signals.has_value();
 	};
 	size_t lines = 0;
 	for (auto e : user_models(uid))
@@ -334,6 +348,27 @@ bool ProfileStore::apply(const StoreOp &op)
 		enforce(op.uid, op.model);
 		break;
 	}
+	case StoreOp::Kind::AddSignals: {
+		const SignalsRow &x = op.signals;
+		if (!valid_model(op.model) || !(x.gpu_pct >= 0 && x.gpu_pct <= 100) ||
+		    !(x.mem_pct >= 0 && x.mem_pct <= 100) || x.runs < 1 ||
+		    x.runs > kMaxBesideRuns || x.when < 0)
+			return false;
+		Entry &e = entries_[{ op.uid, op.model }];
+		if (!e.signals) {
+			e.signals = x;
+		} else {
+			SignalsRow &kept = *e.signals;
+			double w = std::min(kept.runs, kMaxBesideRuns - 1);
+			kept.gpu_pct = (kept.gpu_pct * w + x.gpu_pct * x.runs) / (w + x.runs);
+			kept.mem_pct = (kept.mem_pct * w + x.mem_pct * x.runs) / (w + x.runs);
+			kept.runs = std::min(kept.runs + x.runs, kMaxBesideRuns);
+			kept.when = std::max(kept.when, x.when);
+			kept.job_id = x.job_id;
+		}
+		enforce(op.uid, op.model);
+		break;
+	}
 	case StoreOp::Kind::Forget:
 		if (!entries_.erase({ op.uid, op.model }))
 			return false;
@@ -355,7 +390,8 @@ bool ProfileStore::apply(const StoreOp &op)
 			any = it->second.beside.erase(op.model) || any;
 			if (it->first.second == op.model ||
 			    (it->second.rows.empty() && it->second.beside.empty() &&
-			     it->second.factor == 1 && it->second.loader_need == 0))
+			     it->second.factor == 1 && it->second.loader_need == 0 &&
+			     !it->second.signals))
 				it = entries_.erase(it), any = true;
 			else
 				++it;
@@ -435,6 +471,12 @@ const BesideRow *ProfileStore::beside(uint32_t uid, const std::string &model,
 	return b == it->second.beside.end() ? nullptr : &b->second;
 }
 
+const SignalsRow *ProfileStore::signals(uint32_t uid, const std::string &model) const
+{
+	auto it = entries_.find({ uid, model });
+	return it == entries_.end() || !it->second.signals ? nullptr : &*it->second.signals;
+}
+
 bool ProfileStore::knows(uint32_t uid, const std::string &model) const
 {
 	auto it = entries_.find({ uid, model });
@@ -470,6 +512,10 @@ std::string ProfileStore::serialize() const
 			out += "beside," + uid + "," + k.second + "," + std::to_string(b.runs) +
 			       ",0," + exact(b.slowdown) + "," + n + "," + std::to_string(b.when) +
 			       "," + std::to_string(b.job_id) + "\n";
+		if (const auto &g = e.signals)
+			out += "signals," + uid + "," + k.second + "," + std::to_string(g->runs) +
+			       ",0," + exact(g->gpu_pct) + "," + exact(g->mem_pct) + "," +
+			       std::to_string(g->when) + "," + std::to_string(g->job_id) + "\n";
 	}
 	return out;
 }
@@ -565,11 +611,22 @@ Parsed<ProfileStore> ProfileStore::parse(std::string_view text, const std::strin
 				return fail("beside: two valid models, 1 to " +
 					    std::to_string(kMaxBesideRuns) +
 					    " runs, 0 and a slowdown in (0, 100]");
+		} else if (f[0] == "signals" && !v1 && !v2) {
+			SignalsRow g;
+			g.gpu_pct = v;
+			g.runs = static_cast<int>(gpus);
+			g.when = when;
+			g.job_id = static_cast<uint32_t>(job);
+			if (nodes != 0 || !to_double(f[6], g.mem_pct) ||
+			    !s.apply(StoreOp::add_signals(static_cast<uint32_t>(uid), f[2], g)))
+				return fail("signals: a valid model, 1 to " +
+					    std::to_string(kMaxBesideRuns) +
+					    " runs, 0 and two percentages");
 		} else {
 			return fail("kind '" + f[0] + "': expected row, correction" +
 				    (v1 ? " (a v1 store)"
 					: v2 ? ", loader_need (a v2 store)"
-					     : ", loader_need or beside"));
+					     : ", loader_need, beside or signals"));
 		}
 	}
 	if (line_no == 0)

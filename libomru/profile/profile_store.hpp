@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -56,6 +57,18 @@ struct BesideRow {
 };
 constexpr int kMaxBesideRuns = 8;
 
+// A user's model's solo signals as its nodes sampled them (spank_omru,
+// NVML: AdminComment gpu_use) in jobs that ran with no OMRU neighbour: GPU
+// and memory-controller utilisation in percent, a running mean over the
+// last kMaxBesideRuns such jobs.  The co-location predictor prices that
+// user's jobs of the model from them where no pair was measured.
+struct SignalsRow {
+	double gpu_pct = 0, mem_pct = 0; // 0..100
+	int runs = 1;
+	int64_t when = 0;
+	uint32_t job_id = 0;
+};
+
 // "" when the row is valid, else what is wrong: model [A-Za-z0-9._+-]{1,64},
 // 1 <= gpus <= 65536, 0 <= nodes <= gpus, 0 < epoch_s <= 1e9, when >= 0.
 std::string row_error(const StoreRow &r);
@@ -69,6 +82,7 @@ struct StoreOp {
 		SetCorrection,
 		SetLoaderNeed,
 		AddBeside,
+		AddSignals,
 		Forget,
 		ForgetUser,
 		ForgetModel
@@ -81,6 +95,7 @@ struct StoreOp {
 	int need = 0;        // SetLoaderNeed: workers per task
 	int64_t when = 0;    // SetCorrection, SetLoaderNeed, AddBeside
 	BesideRow beside;    // AddBeside: `runs` jobs' mean, merged into the mean kept
+	SignalsRow signals;  // AddSignals: the same
 
 	static StoreOp add_row(uint32_t uid, StoreRow r);
 	static StoreOp set_correction(uint32_t uid, std::string model, double f, int64_t when);
@@ -89,6 +104,8 @@ struct StoreOp {
 	// A slowdown in (0, 100] (kept within [1, kMaxSlowdown]); both models
 	// valid names.
 	static StoreOp add_beside(uint32_t uid, std::string model, BesideRow b);
+	// Percentages within [0, 100], 1..kMaxBesideRuns runs.
+	static StoreOp add_signals(uint32_t uid, std::string model, SignalsRow s);
 	static StoreOp forget(uint32_t uid, std::string model);
 	static StoreOp forget_user(uint32_t uid);
 	static StoreOp forget_model(std::string model);
@@ -145,6 +162,8 @@ class ProfileStore {
 	// One of them; nullptr when the user never measured that pair.
 	const BesideRow *beside(uint32_t uid, const std::string &model,
 				const std::string &neighbour) const;
+	// The user's solo signals of the model; nullptr when never sampled.
+	const SignalsRow *signals(uint32_t uid, const std::string &model) const;
 	size_t row_count() const;
 	uint64_t generation() const { return generation_; }
 
@@ -157,8 +176,9 @@ class ProfileStore {
 	//   correction,UID,MODEL,0,0,FACTOR,,WHEN,0
 	//   loader_need,UID,MODEL,0,0,WORKERS,,WHEN,0
 	//   beside,UID,MODEL,RUNS,0,SLOWDOWN,NEIGHBOUR,WHEN,JOB_ID
-	// (loader_need is new in v2, beside in v3; parse reads v1 and v2
-	// files too, without them).
+	//   signals,UID,MODEL,RUNS,0,GPU_PCT,MEM_PCT,WHEN,JOB_ID
+	// (loader_need is new in v2, beside and signals in v3; parse reads v1
+	// and v2 files too, without them).
 	std::string serialize() const;
 	static Parsed<ProfileStore> parse(std::string_view text, const std::string &name,
 					  Limits l = {});
@@ -171,6 +191,7 @@ class ProfileStore {
 		int loader_need = 0; // 0: unknown
 		int64_t loader_when = 0;
 		std::map<std::string, BesideRow> beside; // by neighbour model
+		std::optional<SignalsRow> signals;
 		int64_t newest() const;
 	};
 	using Key = std::pair<uint32_t, std::string>;

@@ -117,18 +117,26 @@ END_TEST
 // Pairs drawn from a known linear rule: the fit recovers it and prices an
 // unmeasured pair from the two models' signals; a measured pair keeps its
 // measurement even where the rule says otherwise.
-START_TEST(test_fit_prices_unmeasured_pairs_from_signals)
+namespace {
+
+// A known rule on six models m0..m5 with signals (u, m as fractions).
+const double kC[5] = { 0.02, 0.10, 0.30, 0.25, 0.40 };
+const double kU[6] = { 0.95, 0.60, 0.30, 0.85, 0.15, 0.70 };
+const double kM[6] = { 0.60, 0.20, 0.10, 0.45, 0.05, 0.35 };
+
+double rule_of(double u_a, double m_a, double u_b, double m_b)
 {
-	const double c[5] = { 0.02, 0.10, 0.30, 0.25, 0.40 };
-	const double u[6] = { 0.95, 0.60, 0.30, 0.85, 0.15, 0.70 };
-	const double mm[6] = { 0.60, 0.20, 0.10, 0.45, 0.05, 0.35 };
-	auto rule = [&](int a, int b) {
-		return 1 + c[0] + c[1] * u[b] + c[2] * mm[b] + c[3] * u[a] * u[b] +
-		       c[4] * mm[a] * mm[b];
-	};
+	return 1 + kC[0] + kC[1] * u_b + kC[2] * m_b + kC[3] * u_a * u_b + kC[4] * m_a * m_b;
+}
+
+double rule(int a, int b) { return rule_of(kU[a], kM[a], kU[b], kM[b]); }
+
+// Every pair of m0..m5 measured by the rule but m0-m5, and the signals.
+ColocationData rule_table()
+{
 	ColocationData d;
 	for (int i = 0; i < 6; i++) {
-		d.signals.push_back({ "m" + std::to_string(i), 100 * u[i], 100 * mm[i] });
+		d.signals.push_back({ "m" + std::to_string(i), 100 * kU[i], 100 * kM[i] });
 		for (int j = i; j < 6; j++) {
 			if (i == 0 && j == 5)
 				continue; // held out
@@ -140,6 +148,14 @@ START_TEST(test_fit_prices_unmeasured_pairs_from_signals)
 			d.pairs.push_back(p);
 		}
 	}
+	return d;
+}
+
+} // namespace
+
+START_TEST(test_fit_prices_unmeasured_pairs_from_signals)
+{
+	ColocationData d = rule_table();
 	d.pairs.push_back({ "m1", "m2", 3.0, 1.0, 1 }); // a second, odd row
 	InterferenceModel m(d);
 	ck_assert(m.fit().fitted);
@@ -393,6 +409,30 @@ START_TEST(test_pair_prices_mix_a_users_measurements_into_the_table)
 }
 END_TEST
 
+// A model the table does not know ("x"), whose solo signals uid 1000's
+// nodes sampled: priced for uid 1000's jobs by the table's fit from them;
+// not for anyone else's (no signals: 1).  A measured pair stays measured.
+START_TEST(test_pair_prices_use_a_users_own_solo_signals)
+{
+	InterferenceModel m(rule_table());
+	profiler::ProfileStore store;
+	profiler::SignalsRow sig;
+	sig.gpu_pct = 80;
+	sig.mem_pct = 50;
+	sig.when = 1;
+	store.apply(profiler::StoreOp::add_signals(1000, "x", sig));
+	store.apply(profiler::StoreOp::add_signals(1000, "m1", sig));
+	const controller::PairPrices p(m, &store);
+	ck_assert(p.measured_by(1000, "x"));
+	ck_assert_double_eq_tol(p.slowdown(1000, "x", "m5"), rule_of(0.8, 0.5, kU[5], kM[5]), 0.08);
+	ck_assert_double_eq_tol(p.slowdown(1000, "x", "m2"), rule_of(0.8, 0.5, kU[2], kM[2]), 0.08);
+	ck_assert_double_eq(p.slowdown(1001, "x", "m5"), 1);
+	ck_assert_double_eq(p.slowdown(1000, "m5", "x"), 1); // x's signals are the user's
+	ck_assert_double_eq_tol(p.slowdown(1000, "m1", "m2"), rule(1, 2), 1e-12);
+	ck_assert_double_eq(p.slowdown(1000, "x", "unknown"), 1);
+}
+END_TEST
+
 namespace {
 
 controller::JobSnap user_job(uint32_t id, uint32_t uid, const char *model, bool running)
@@ -525,6 +565,56 @@ START_TEST(test_a_job_far_off_its_curve_corrects_the_curve_not_the_pair)
 }
 END_TEST
 
+// A job that ran with no OMRU neighbour, its node's sampler's gpu_use in
+// its record: its model's solo signals for its user.  Beside another, or
+// with a malformed or too short sample, nothing is learned.
+START_TEST(test_a_job_alone_teaches_its_models_solo_signals)
+{
+	TwoModels t;
+	controller::Controller c(t.site, t.settings);
+	t.snap.jobs = { user_job(1, 1000, "a", true), user_job(2, 2000, "b", true),
+			user_job(3, 2000, "a", true), user_job(4, 3000, "a", true) };
+	for (auto &j : t.snap.jobs)
+		j.gpus = 1;
+	t.snap.jobs[0].where = { { 1, 1 } }; // alone on n1; 2, 3, 4 share n0
+	c.plan(t.snap);
+	t.snap.now_s = 100;
+	c.plan(t.snap);
+	controller::JobEnd e = completed(1, 1000, "a", 100);
+	e.gpu_use = "91.5:40.25:20";
+	std::string log = c.job_ended(e, 100);
+	ck_assert_msg(log.find("model a of uid 1000 ran alone: GPU 91.5%, memory 40.2% busy over "
+			       "20 samples; its solo signals now 91.5% and 40.2% (1 job(s))") !=
+			      std::string::npos,
+		      "%s", log.c_str());
+	ck_assert_ptr_nonnull(c.store().signals(1000, "a"));
+	ck_assert_double_eq(c.store().signals(1000, "a")->mem_pct, 40.25);
+	// Beside a and a: not alone.
+	e = completed(2, 2000, "b", 100);
+	e.gpu_use = "50:50:20";
+	c.job_ended(e, 100);
+	ck_assert_ptr_null(c.store().signals(2000, "b"));
+	// Malformed, out of range, too few samples: ignored whole.
+	t.snap.jobs = { user_job(5, 3000, "a", true) };
+	t.snap.jobs[0].gpus = 1;
+	auto ends_with = [&](const char *gpu_use) {
+		t.snap.now_s += 10;
+		c.plan(t.snap);
+		t.snap.now_s += 10;
+		c.plan(t.snap);
+		e = completed(5, 3000, "a", 100);
+		e.gpu_use = gpu_use;
+		c.job_ended(e, t.snap.now_s);
+	};
+	for (const char *bad : { "50:50", "50:50:20x", "101:5:20", "5:-1:20", "50:50:2", "nan:5:9" }) {
+		ends_with(bad);
+		ck_assert_msg(!c.store().signals(3000, "a"), "learned from %s", bad);
+	}
+	ends_with("50:50:3"); // the same job, well formed: learned
+	ck_assert_ptr_nonnull(c.store().signals(3000, "a"));
+}
+END_TEST
+
 int main()
 {
 	Suite *s = suite_create("interference");
@@ -539,6 +629,8 @@ int main()
 	tcase_add_test(t, test_sim_slows_co_located_jobs_and_omru_avoids_it);
 	tcase_add_test(t, test_colocation_book_integrates_the_factor);
 	tcase_add_test(t, test_pair_prices_mix_a_users_measurements_into_the_table);
+	tcase_add_test(t, test_pair_prices_use_a_users_own_solo_signals);
+	tcase_add_test(t, test_a_job_alone_teaches_its_models_solo_signals);
 	tcase_add_test(t, test_a_job_beside_one_model_all_along_measures_the_pair_for_its_user);
 	tcase_add_test(t, test_a_job_far_off_its_curve_corrects_the_curve_not_the_pair);
 	suite_add_tcase(s, t);

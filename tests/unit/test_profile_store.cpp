@@ -455,6 +455,49 @@ START_TEST(test_beside_reads_back_and_forgetting_a_model_drops_its_pairs)
 }
 END_TEST
 
+static SignalsRow signals(double gpu, double mem, int64_t when, uint32_t job = 0)
+{
+	SignalsRow g;
+	g.gpu_pct = gpu;
+	g.mem_pct = mem;
+	g.when = when;
+	g.job_id = job;
+	return g;
+}
+
+START_TEST(test_solo_signals_are_a_running_mean_per_user_and_model)
+{
+	ProfileStore s;
+	ck_assert(s.apply(StoreOp::add_signals(1000, "bert", signals(90, 40, 10, 1))));
+	ck_assert(s.apply(StoreOp::add_signals(1000, "bert", signals(70, 20, 20, 2))));
+	const SignalsRow *g = s.signals(1000, "bert");
+	ck_assert_ptr_nonnull(g);
+	ck_assert_double_eq_tol(g->gpu_pct, 80, 1e-12);
+	ck_assert_double_eq_tol(g->mem_pct, 30, 1e-12);
+	ck_assert_int_eq(g->runs, 2);
+	ck_assert_int_eq(g->job_id, 2);
+	ck_assert_ptr_null(s.signals(1001, "bert"));
+	ck_assert(!s.knows(1000, "bert"));
+	for (SignalsRow bad : { signals(-1, 5, 1), signals(5, 101, 1), signals(5, 5, -1) })
+		ck_assert(!s.apply(StoreOp::add_signals(1, "m", bad)));
+	SignalsRow zero_runs = signals(5, 5, 1);
+	zero_runs.runs = 0;
+	ck_assert(!s.apply(StoreOp::add_signals(1, "m", zero_runs)));
+	ck_assert(!s.apply(StoreOp::add_signals(1, "bad model", signals(5, 5, 1))));
+	ck_assert_ptr_null(s.signals(1, "m"));
+	// A line of its own that reads back; forgetting the model drops it.
+	const std::string text = s.serialize();
+	ck_assert_msg(text.find("signals,1000,bert,2,0,80,30,20,2\n") != std::string::npos, "%s",
+		      text.c_str());
+	auto back = ProfileStore::parse(text, "x");
+	ck_assert_msg(back.ok(), "%s", back.error().c_str());
+	ck_assert_string_eq(back.value().serialize(), text);
+	ck_assert(s.apply(StoreOp::forget_model("bert")));
+	ck_assert_ptr_null(s.signals(1000, "bert"));
+	ck_assert_int_eq(s.users().size(), 0);
+}
+END_TEST
+
 START_TEST(test_text_that_is_not_a_store_is_refused_with_its_line)
 {
 	const std::string head = "# omru profile store v2\n"
@@ -487,6 +530,11 @@ START_TEST(test_text_that_is_not_a_store_is_refused_with_its_line)
 		{ head3 + "beside,1,m,1,0,101,n,1,0\n", "f:3: beside:" },
 		{ head3 + "beside,1,m,1,0,2,,1,0\n", "f:3: beside:" },
 		{ head3 + "beside,1,m,1,0,2,bad model,1,0\n", "f:3: beside:" },
+		{ head + "signals,1,m,1,0,50,50,1,0\n", "f:3: kind 'signals'" },
+		{ head3 + "signals,1,m,1,0,50,,1,0\n", "f:3: signals: a valid model" },
+		{ head3 + "signals,1,m,1,0,50,101,1,0\n", "f:3: signals:" },
+		{ head3 + "signals,1,m,0,0,50,50,1,0\n", "f:3: signals:" },
+		{ head3 + "signals,1,m,1,2,50,50,1,0\n", "f:3: signals:" },
 	};
 	for (const auto &c : cases) {
 		auto r = ProfileStore::parse(c.text, "f");
@@ -856,6 +904,7 @@ int main(void)
 	tcase_add_test(store, test_beside_is_a_running_mean_per_user_model_and_neighbour);
 	tcase_add_test(store, test_beside_follows_a_change_within_a_few_jobs);
 	tcase_add_test(store, test_beside_lines_count_in_the_bounds_and_go_oldest_first);
+	tcase_add_test(store, test_solo_signals_are_a_running_mean_per_user_and_model);
 	suite_add_tcase(s, store);
 	TCase *text = tcase_create("text");
 	tcase_add_test(text, test_text_reads_back_exactly);

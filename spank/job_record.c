@@ -60,6 +60,8 @@ static struct {
 	char resumed[32];      /* last `resumed_at` value sent */
 	struct timespec seen; /* mtime of the rows file last read */
 	off_t seen_size;
+	char refused[256];    /* the last refusal of its rows said */
+	pid_t task_pid;       /* the batch script's process, 0: not known */
 	char gpu_list[256];   /* SLURM_JOB_GPUS; "" when none or not sampled */
 	double gpu_sum, mem_sum; /* of the samples' means over the devices */
 	long gpu_samples;
@@ -171,6 +173,50 @@ static void update_record(int n, const char *const *keys,
 	omru_job_record_merge(rec.job_id, n, keys, values);
 }
 
+/*
+ * Says LINE on the job's standard error, where its user reads its output:
+ * appended to what the batch script's fd 2 is open on (/proc/PID/fd/2, a
+ * file slurmstepd opened for the job), nothing when the script is gone.
+ */
+static void tell_job(const char *line)
+{
+	char path[64];
+	if (rec.task_pid <= 0)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/fd/2", (int) rec.task_pid);
+	int fd = open(path, O_WRONLY | O_APPEND | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t w = write(fd, line, strlen(line));
+	(void) w; /* best effort: the record has it too */
+	close(fd);
+}
+
+/*
+ * Rows refused (ERR): once per distinct refusal, in the job's record
+ * (`rows_refused=`, blanks as '_') and on its standard error, beside
+ * slurmd's log.
+ */
+static void say_refused(const char *err)
+{
+	char value[224], line[400];
+	slurm_error("%s: job %u: profile rows refused: %s", OMRU_SPANK_NAME, rec.job_id, err);
+	if (strncmp(err, rec.refused, sizeof(rec.refused) - 1) == 0)
+		return;
+	snprintf(rec.refused, sizeof(rec.refused), "%.255s", err);
+	snprintf(value, sizeof(value), "%.223s", err); /* cut: it is a hint */
+	for (char *p = value; *p; p++)
+		if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+			*p = '_';
+	const char *key = "rows_refused", *val = value;
+	update_record(1, &key, &val);
+	snprintf(line, sizeof(line),
+		 "spank_omru: job %u: the profile rows in $OMRU_PROFILE_OUT were refused, "
+		 "the planner did not get them: %.250s\n",
+		 rec.job_id, err);
+	tell_job(line);
+}
+
 /* The `rows` value when the rows file changed and its rows did; else NULL. */
 static const char *new_rows(char *out, size_t outlen)
 {
@@ -188,8 +234,7 @@ static const char *new_rows(char *out, size_t outlen)
 	rec.seen_size = st.st_size;
 	if (omru_record_rows(csv, (size_t) n, omru_opts.model, rec.gpus,
 			     rec.nodes, out, outlen, err, sizeof(err)) != OMRU_OK) {
-		slurm_error("%s: job %u: profile rows refused: %s",
-			    OMRU_SPANK_NAME, rec.job_id, err);
+		say_refused(err);
 		return NULL;
 	}
 	if (!*out || strcmp(out, rec.rows) == 0)
@@ -314,6 +359,9 @@ extern int omru_job_reporter_start(spank_t sp)
 		return 0;
 	rec.gpu_sum = rec.mem_sum = 0;
 	rec.gpu_samples = 0;
+	rec.refused[0] = '\0';
+	if (spank_get_item(sp, S_TASK_PID, &rec.task_pid) != ESPANK_SUCCESS)
+		rec.task_pid = 0;
 	if (spank_getenv(sp, "SLURM_JOB_GPUS", rec.gpu_list, sizeof(rec.gpu_list)) !=
 	    ESPANK_SUCCESS)
 		rec.gpu_list[0] = '\0';

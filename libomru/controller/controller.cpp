@@ -236,7 +236,8 @@ std::string Controller::learn_runtime(const JobEnd &e, const ColocationBook::See
 	}
 	// Beside other jobs it was predicted slower by what the plan priced
 	// them to cost it: only the rest is the curve's error.
-	const bool priced = settings_.interference && seen.seen_s > 0;
+	const bool priced = settings_.interference && !settings_.interference->empty() &&
+			    seen.seen_s > 0;
 	const double neighbours = priced ? seen.mean_factor : 1; // 1: none priced
 	if (priced && predicted > 0 && !seen.only_neighbour.empty())
 		if (std::string line = learn_beside(e, seen.only_neighbour, real, predicted, now_s);

@@ -1,6 +1,7 @@
 // csv_table.cpp - see csv_table.hpp.
 #include "model/csv_table.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -113,7 +114,8 @@ static void split_fields(std::string_view line, std::vector<std::string_view> &f
 	}
 }
 
-CsvTable CsvTable::parse(std::string name, std::string text)
+CsvTable CsvTable::parse(std::string name, std::string text,
+			 const std::vector<std::string> &implicit_header)
 {
 	CsvTable t;
 	t.src_ = std::make_shared<CsvRow::Source>();
@@ -141,6 +143,16 @@ CsvTable CsvTable::parse(std::string name, std::string text)
 		row.src_ = t.src_.get();
 		row.line_ = lineno;
 		split_fields(line, row.fields_, row.starts_);
+		auto names_a_column = [&](std::string_view f) {
+			return std::find(implicit_header.begin(), implicit_header.end(), f) !=
+			       implicit_header.end();
+		};
+		if (!have_header && !implicit_header.empty() &&
+		    std::none_of(row.fields_.begin(), row.fields_.end(), names_a_column)) {
+			have_header = true; // no header line: this is a row
+			t.header_line_ = 0;
+			header = implicit_header;
+		}
 		if (!have_header) {
 			have_header = true;
 			t.header_line_ = lineno;

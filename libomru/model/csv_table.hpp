@@ -56,7 +56,11 @@ class CsvTable {
 	// Reads the whole file; throws InputError when it cannot be read.
 	static CsvTable read_file(const std::string &path);
 	// For tests and stdin: parse text as if it came from `name`.
-	static CsvTable parse(std::string name, std::string text);
+	// `implicit_header`: a first line that names none of these columns is
+	// a row, and these are the columns, in this order (a file written
+	// without its header line); empty: the first line is the header.
+	static CsvTable parse(std::string name, std::string text,
+			      const std::vector<std::string> &implicit_header = {});
 
 	const std::string &name() const { return src_->name; }
 	// Index of a column the format requires; InputError (line of the

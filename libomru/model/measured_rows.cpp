@@ -51,7 +51,10 @@ Parsed<std::vector<CommentRow>> measured_rows(std::string_view csv,
 		return R::fail(name + ": larger than " +
 			       std::to_string(kMaxMeasuredFileBytes) + " bytes");
 	try {
-		CsvTable t = CsvTable::parse(name, std::string(csv));
+		// The README says "write rows model,gpus,epoch_s,nodes": a
+		// trainer that appends rows without the header line is read so.
+		CsvTable t = CsvTable::parse(name, std::string(csv),
+					     { "model", "gpus", "epoch_s", "nodes" });
 		size_t cm = t.require("model"), cg = t.require("gpus"),
 		       ce = t.require("epoch_s");
 		auto cn = t.optional("nodes");

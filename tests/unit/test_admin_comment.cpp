@@ -507,6 +507,38 @@ START_TEST(test_rows_cut_to_the_record_keep_whole_rows)
 }
 END_TEST
 
+// The README's "write rows model,gpus,epoch_s,nodes": rows appended
+// without the header line are read as those columns (once all refused:
+// "column '1' appears twice in the header"); with the header as before.
+START_TEST(test_rows_without_their_header_line_are_read_as_the_documented_columns)
+{
+	char out[256], err[256];
+	const std::string bare = "m,1,8.2,1\nm,2,4.2,1\nm,4,2.2\n";
+	ck_assert_int_eq(omru_record_rows(bare.c_str(), bare.size(), "m", 4, 1, out,
+					  sizeof(out), err, sizeof(err)),
+			 OMRU_OK);
+	ck_assert_str_eq(out, "1@1:8.2,2@1:4.2,4@0:2.2");
+	const std::string headed = "model,gpus,epoch_s,nodes\n" + bare;
+	ck_assert_int_eq(omru_record_rows(headed.c_str(), headed.size(), "m", 4, 1, out,
+					  sizeof(out), err, sizeof(err)),
+			 OMRU_OK);
+	ck_assert_str_eq(out, "1@1:8.2,2@1:4.2,4@0:2.2");
+	// Header-less rows are checked as any: a bad one names its line.
+	const std::string bad = "m,1,8.2\nm,2,-1\n";
+	ck_assert_int_eq(omru_record_rows(bad.c_str(), bad.size(), "m", 4, 1, out,
+					  sizeof(out), err, sizeof(err)),
+			 OMRU_EINVAL);
+	ck_assert_msg(std::string(err).rfind("OMRU_PROFILE_OUT:2:", 0) == 0, "%s", err);
+	const std::string five = "m,1,8.2,1,9\n";
+	ck_assert_int_eq(omru_record_rows(five.c_str(), five.size(), "m", 4, 1, out,
+					  sizeof(out), err, sizeof(err)),
+			 OMRU_EINVAL);
+	ck_assert_msg(std::string(err).find("more fields than the header has columns") !=
+			      std::string::npos,
+		      "%s", err);
+}
+END_TEST
+
 START_TEST(test_rows_format_and_read_back)
 {
 	std::vector<CommentRow> rows = { { 1, 1, 20.5 }, { 2, 1, 11 },
@@ -719,6 +751,7 @@ int main(void)
 	tcase_add_test(rows, test_rows_are_read_in_order);
 	tcase_add_test(rows, test_row_bounds_are_accepted);
 	tcase_add_test(rows, test_rows_cut_to_the_record_keep_whole_rows);
+	tcase_add_test(rows, test_rows_without_their_header_line_are_read_as_the_documented_columns);
 	tcase_add_test(rows, test_rows_format_and_read_back);
 	tcase_add_test(rows, test_row_without_at_or_colon_is_refused_naming_it);
 	tcase_add_test(rows, test_row_gpus_out_of_range_is_refused);

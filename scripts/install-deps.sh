@@ -10,6 +10,8 @@ set -euo pipefail
 PACKAGES=(
   # build
   build-essential autoconf automake libtool pkg-config dpkg-dev
+  # make deb, and lintian on what it builds
+  debhelper lintian
   # Slurm: daemons, clients, public headers, accounting, auth
   slurmctld slurmd slurmdbd slurm-client slurm-wlm-basic-plugins
   slurm-wlm-mysql-plugin libslurm-dev munge libmunge-dev

@@ -11,7 +11,11 @@
 #     (scripts/slurm-release.sh, cached) the same way;
 #  3. slurm-omru built against Slurm 24.11 (build-24.11/), and `make
 #     check-release` there: the unit tests and every integration test of
-#     the plugins, on 24.11's daemons.
+#     the plugins, on 24.11's daemons;
+#  4. the Debian packages (`make deb` in build/, built beside 3's tests at
+#     a lower CPU priority), then tests/package/install.test: installs
+#     them, runs a cluster from the installed files, purges them (alone:
+#     it installs into the system's Slurm plugin directory).
 # Prints a line per build stage and per test file as it finishes, then a
 # table of where the time went (slowest first), and ends with one
 # "N passed, N failed" line over both runs.
@@ -48,12 +52,13 @@ build() {
   "$top/scripts/build.sh" --tests "$dir" ${1:+-- "$@"} >/dev/null
 }
 
-# check DIR JOBS [TARGET]: make TARGET (default check) with JOBS test files
-# at once (a line per test file as it ends, from tests/timed-tap-driver.sh);
-# records its time.
+# check DIR JOBS [TARGET [MAKE_ARGS...]]: make TARGET (default check) with
+# JOBS test files at once (a line per test file as it ends, from
+# tests/timed-tap-driver.sh); records its time.
 check() {
   local dir=$1 jobs=$2 target=${3:-check} t=$EPOCHREALTIME rc
-  (cd "$dir" && make -j"$jobs" "$target" 2>&1) |
+  shift 2; [ $# -gt 0 ] && shift
+  (cd "$dir" && make -j"$jobs" "$target" "$@" 2>&1) |
     grep --line-buffered -vE "^make(\[[0-9]+\])?: ((Entering|Leaving) directory|'.*' is up to date)|^make  "
   rc=${PIPESTATUS[0]}
   record "$(since "$t")" "$(basename "$dir"): make $target, $jobs test files at once" -
@@ -150,6 +155,22 @@ if [ -z "$rel_prefix" ]; then
   echo "Slurm 24.11: not built (log: $rel_dir/slurm-release.log)"
   rel_rc=2
 else
+  # 4's packages, while 3 builds and tests.
+  if [ "$(id -u)" = 0 ]; then
+    (
+      renice -n 10 -p "$BASHPID" >/dev/null
+      t=$EPOCHREALTIME
+      if make -C "$top/build" deb >"$top/build/deb.log" 2>&1; then
+        record "$(since "$t")" "make deb: the Debian packages (debian/)" PASS
+        say "deb: $(ls "$top/build/deb/"*.deb | wc -l) packages built in $(since "$t") s"
+      else
+        record "$(since "$t")" "make deb: the Debian packages (debian/)" FAIL
+        tail -n 40 "$top/build/deb.log"
+        exit 1
+      fi
+    ) &
+    deb_pid=$!
+  fi
   say "build-24.11/: against Slurm 24.11 in $rel_prefix"
   if build "$rel_dir" --with-slurm="$rel_prefix"; then
     # A failed test is counted by tally below (make's own status is 2).
@@ -159,6 +180,17 @@ else
     rel_rc=2
   fi
   say "build-24.11/: tests done"
+fi
+
+# 4. The packages installed, a cluster run from them, purged.
+if [ -n "${deb_pid:-}" ]; then
+  if wait "$deb_pid"; then
+    check "$top/build" 1 check TESTS=tests/package/install.test \
+      TEST_SUITE_LOG=package-suite.log || status=1
+  else
+    echo "make deb: failed (log: build/deb.log)"
+    fail=$((fail + 1))
+  fi
 fi
 
 tally "build + unit + integration" "$top/build"

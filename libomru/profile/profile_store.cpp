@@ -61,6 +61,15 @@ bool to_double(const std::string &s, double &out)
 	return r.ec == std::errc() && r.ptr == s.data() + s.size() && std::isfinite(out);
 }
 
+// A running mean over the last kMaxBesideRuns jobs, `runs` new ones at x:
+// the kept mean weighs at most kMaxBesideRuns - 1 against them, so it
+// follows a change within a few jobs.
+double fold(double kept, int kept_runs, double x, int runs)
+{
+	double w = std::min(kept_runs, kMaxBesideRuns - 1);
+	return (kept * w + x * runs) / (w + runs);
+}
+
 } // namespace
 
 const char *source_name(RowSource s)
@@ -337,10 +346,7 @@ bool ProfileStore::apply(const StoreOp &op)
 		if (added) {
 			kept.slowdown = x;
 		} else {
-			// The runs kept weigh at most kMaxBesideRuns - 1 against the
-			// new ones: the mean follows a change within a few jobs.
-			double w = std::min(kept.runs, kMaxBesideRuns - 1);
-			kept.slowdown = (kept.slowdown * w + x * b.runs) / (w + b.runs);
+			kept.slowdown = fold(kept.slowdown, kept.runs, x, b.runs);
 			kept.runs = std::min(kept.runs + b.runs, kMaxBesideRuns);
 			kept.when = std::max(kept.when, b.when);
 			kept.job_id = b.job_id;
@@ -359,9 +365,8 @@ bool ProfileStore::apply(const StoreOp &op)
 			e.signals = x;
 		} else {
 			SignalsRow &kept = *e.signals;
-			double w = std::min(kept.runs, kMaxBesideRuns - 1);
-			kept.gpu_pct = (kept.gpu_pct * w + x.gpu_pct * x.runs) / (w + x.runs);
-			kept.mem_pct = (kept.mem_pct * w + x.mem_pct * x.runs) / (w + x.runs);
+			kept.gpu_pct = fold(kept.gpu_pct, kept.runs, x.gpu_pct, x.runs);
+			kept.mem_pct = fold(kept.mem_pct, kept.runs, x.mem_pct, x.runs);
 			kept.runs = std::min(kept.runs + x.runs, kMaxBesideRuns);
 			kept.when = std::max(kept.when, x.when);
 			kept.job_id = x.job_id;

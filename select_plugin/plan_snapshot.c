@@ -162,16 +162,18 @@ static bitstr_t *job_resv_nodes(job_record_t *job_ptr, time_t now, bool *none)
 
 /*
  * A job that stopped for its resize is requeued only when its epilog is
- * done (cleanup_completing); until then it is COMPLETING with JOB_REQUEUE
- * set, neither pending nor running.  A plan made in that gap without it
- * gave its new GPUs to the job it shrank for (phase.test, once: the
- * newcomer started on all four and the resized job after it, at four).
- * It is planned as the pending job it is about to be.
+ * done (cleanup_completing); until then it is COMPLETING, neither pending
+ * nor running.  A plan made in that gap without it gave its new GPUs to
+ * the job it shrank for (phase.test: the newcomer started on all four and
+ * the resized job after it).  It is planned as the pending job it is about
+ * to be.  Not JOB_REQUEUE: 22.05 sets that flag for RequeueExit only in
+ * job_hold_requeue, once COMPLETING is cleared (seen on CI: a plan 15 ms
+ * after the stop missed the job); the resize book knows the job stopped
+ * for its resize and that Slurm requeues it (job_begin_fini.c).
  */
 static bool awaits_resize_requeue(job_record_t *job_ptr)
 {
-	return IS_JOB_COMPLETING(job_ptr) && (job_ptr->job_state & JOB_REQUEUE) &&
-	       omru_ctl_resuming(ctl, job_ptr->job_id);
+	return IS_JOB_COMPLETING(job_ptr) && omru_ctl_resuming(ctl, job_ptr->job_id);
 }
 
 static bool planned_as_pending(job_record_t *job_ptr)

@@ -27,8 +27,7 @@ double PairPrices::slowdown(uint32_t uid, const std::string &model,
 
 bool PairPrices::measured_by(uint32_t uid, const std::string &model) const
 {
-	return store_ && uid != profiler::kSiteUid &&
-	       (store_->signals(uid, model) || !store_->beside(uid, model).empty());
+	return store_ && uid != profiler::kSiteUid && store_->measured_colocation(uid, model);
 }
 
 } // namespace controller

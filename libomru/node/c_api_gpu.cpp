@@ -33,11 +33,6 @@ extern "C" int omru_gpu_sample(const char *list, double *gpu_pct, double *mem_pc
 			say(err, errlen, why);
 			return 0;
 		}
-		if (u.empty()) {
-			say(err, errlen, std::string("none of the GPUs '") + (list ? list : "") +
-						 "' is on this node");
-			return 0;
-		}
 		double g = 0, m = 0;
 		for (const auto &d : u)
 			g += d.gpu_pct, m += d.mem_pct;

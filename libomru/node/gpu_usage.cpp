@@ -138,12 +138,19 @@ bool sample_gpu_utilization(const std::vector<int> &minors,
 		out.push_back({ static_cast<int>(minor), std::min(100.0, 1.0 * u.gpu),
 				std::min(100.0, 1.0 * u.memory) });
 	}
-	std::sort(out.begin(), out.end(),
-		  [](const GpuUtilization &a, const GpuUtilization &b) { return a.minor < b.minor; });
 	if (count == 0) {
 		error = "NVML sees no GPU";
 		return false;
 	}
+	if (out.empty()) {
+		std::string listed;
+		for (int m : minors)
+			listed += (listed.empty() ? "" : ",") + std::to_string(m);
+		error = "none of the GPUs " + listed + " is on this node";
+		return false;
+	}
+	std::sort(out.begin(), out.end(),
+		  [](const GpuUtilization &a, const GpuUtilization &b) { return a.minor < b.minor; });
 	return true;
 }
 

@@ -28,8 +28,9 @@ bool parse_gpu_minors(const std::string &text, std::vector<int> &out);
 
 // The listed devices now (all of the node's when `minors` is empty),
 // ascending by minor.  RET false and `error` when NVML cannot be used
-// (no driver library, no device, an NVML error); a listed minor the node
-// does not have is left out.  Thread-safe; NVML stays loaded once opened.
+// (no driver library, no device, an NVML error) or none of the listed
+// devices is here; a listed minor the node does not have is left out.
+// Thread-safe; NVML stays loaded once opened.
 bool sample_gpu_utilization(const std::vector<int> &minors,
 			    std::vector<GpuUtilization> &out, std::string &error);
 

@@ -128,27 +128,28 @@ InterferenceModel::Source InterferenceModel::source(const std::string &a,
 	return Source::None;
 }
 
-double InterferenceModel::slowdown(const std::string &a, const std::string &b) const
+double InterferenceModel::priced(const std::string &a, const Signals *sa,
+				 const std::string &b) const
 {
 	if (auto it = measured_.find({ a, b }); it != measured_.end())
 		return it->second;
-	if (!fit_.fitted)
+	auto ib = signals_.find(b);
+	if (!fit_.fitted || !sa || ib == signals_.end())
 		return 1;
-	auto ia = signals_.find(a), ib = signals_.find(b);
-	if (ia == signals_.end() || ib == signals_.end())
-		return 1;
-	return predicted(ia->second, ib->second);
+	return predicted(*sa, ib->second);
+}
+
+double InterferenceModel::slowdown(const std::string &a, const std::string &b) const
+{
+	auto ia = signals_.find(a);
+	return priced(a, ia == signals_.end() ? nullptr : &ia->second, b);
 }
 
 double InterferenceModel::slowdown(const std::string &a, double u_a, double m_a,
 				   const std::string &b) const
 {
-	if (auto it = measured_.find({ a, b }); it != measured_.end())
-		return it->second;
-	auto ib = signals_.find(b);
-	if (!fit_.fitted || ib == signals_.end())
-		return 1;
-	return predicted({ std::clamp(u_a, 0.0, 1.0), std::clamp(m_a, 0.0, 1.0) }, ib->second);
+	const Signals sa{ std::clamp(u_a, 0.0, 1.0), std::clamp(m_a, 0.0, 1.0) };
+	return priced(a, &sa, b);
 }
 
 HeldOutError held_out_error(const ColocationData &d)

@@ -81,6 +81,9 @@ class InterferenceModel {
 		double u = 0, m = 0; // fractions of 1
 	};
 	double predicted(const Signals &a, const Signals &b) const;
+	// a's slowdown next to b with a's signals `sa` (null: none): the
+	// measured pair, else the fit, else 1.
+	double priced(const std::string &a, const Signals *sa, const std::string &b) const;
 	// (a, b) -> a's mean slowdown next to b, over the table's rows.
 	std::map<std::pair<std::string, std::string>, double> measured_;
 	std::map<std::string, Signals> signals_;

@@ -225,16 +225,12 @@ void ProfileStore::enforce(uint32_t uid, const std::string &model)
 		ms.erase(old);
 	}
 	// The user's lines: the oldest row or beside measurement of any of
-	// its models goes first, then (only corrections and loader demands
-	// left) its stalest model.
+	// its models goes first, then (only corrections, loader demands and
+	// solo signals left) its stalest model.
 	size_t cap = uid == kSiteUid ? limits_.site_lines : limits_.lines_per_user;
-	auto lines_of = [](const Entry &e) {
-		return e.rows.size() + e.beside.size() + (e.factor != 1) + (e.loader_need != 0) +
-		       e.signals.has_value();
-	};
 	size_t lines = 0;
 	for (auto e : user_models(uid))
-		lines += lines_of(e->second);
+		lines += e->second.lines();
 	while (lines > cap) {
 		auto ms_now = user_models(uid);
 		std::map<Key, Entry>::iterator in = entries_.end();
@@ -259,21 +255,21 @@ void ProfileStore::enforce(uint32_t uid, const std::string &model)
 		if (in_beside != entries_.end()) {
 			in_beside->second.beside.erase(oldest_beside(in_beside->second));
 			lines--;
-			if (lines_of(in_beside->second) == 0)
+			if (in_beside->second.lines() == 0)
 				entries_.erase(in_beside);
 			continue;
 		}
 		if (in != entries_.end()) {
 			in->second.rows.erase(oldest);
 			lines--;
-			if (lines_of(in->second) == 0)
+			if (in->second.lines() == 0)
 				entries_.erase(in);
 			continue;
 		}
 		auto stale = std::min_element(ms_now.begin(), ms_now.end(), [](auto a, auto b) {
 			return a->second.newest() < b->second.newest();
 		});
-		lines -= lines_of((*stale)->second);
+		lines -= (*stale)->second.lines();
 		entries_.erase(*stale);
 	}
 	std::vector<uint32_t> us = users();
@@ -393,10 +389,7 @@ bool ProfileStore::apply(const StoreOp &op)
 		bool any = false;
 		for (auto it = entries_.begin(); it != entries_.end();) {
 			any = it->second.beside.erase(op.model) || any;
-			if (it->first.second == op.model ||
-			    (it->second.rows.empty() && it->second.beside.empty() &&
-			     it->second.factor == 1 && it->second.loader_need == 0 &&
-			     !it->second.signals))
+			if (it->first.second == op.model || it->second.lines() == 0)
 				it = entries_.erase(it), any = true;
 			else
 				++it;
@@ -480,6 +473,12 @@ const SignalsRow *ProfileStore::signals(uint32_t uid, const std::string &model) 
 {
 	auto it = entries_.find({ uid, model });
 	return it == entries_.end() || !it->second.signals ? nullptr : &*it->second.signals;
+}
+
+bool ProfileStore::measured_colocation(uint32_t uid, const std::string &model) const
+{
+	auto it = entries_.find({ uid, model });
+	return it != entries_.end() && (it->second.signals || !it->second.beside.empty());
 }
 
 bool ProfileStore::knows(uint32_t uid, const std::string &model) const

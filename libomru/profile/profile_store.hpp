@@ -164,6 +164,9 @@ class ProfileStore {
 				const std::string &neighbour) const;
 	// The user's solo signals of the model; nullptr when never sampled.
 	const SignalsRow *signals(uint32_t uid, const std::string &model) const;
+	// Whether the user measured the model's co-location: solo signals or a
+	// beside measurement (no copy: the plan asks per job).
+	bool measured_colocation(uint32_t uid, const std::string &model) const;
 	size_t row_count() const;
 	uint64_t generation() const { return generation_; }
 
@@ -193,6 +196,12 @@ class ProfileStore {
 		std::map<std::string, BesideRow> beside; // by neighbour model
 		std::optional<SignalsRow> signals;
 		int64_t newest() const;
+		// Lines it takes in the file (0: nothing left, it goes).
+		size_t lines() const
+		{
+			return rows.size() + beside.size() + (factor != 1) + (loader_need != 0) +
+			       signals.has_value();
+		}
 	};
 	using Key = std::pair<uint32_t, std::string>;
 	void enforce(uint32_t uid, const std::string &model);

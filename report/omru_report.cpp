@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -28,8 +29,9 @@ using namespace omru::report;
 static const char kUsage[] =
 	"usage: omru-report [-j LIST] [-S START] [-E END] [-u USER | --all-users]\n"
 	"                   [--gpus N] [--json] [--svg FILE] [--colocation-out FILE]\n"
+	"                   [--sacct-out FILE] [--baseline FILE [--names BASE,THIS]]\n"
 	"       omru-report --sacct-file FILE [--gpus N] [--json] [--svg FILE]\n"
-	"                   [--colocation-out FILE]\n"
+	"                   [--colocation-out FILE] [--baseline FILE [--names BASE,THIS]]\n"
 	"       omru-report --help | --version\n";
 
 static void print_help()
@@ -56,7 +58,22 @@ static void print_help()
 		"                           its nodes with jobs of one other model all\n"
 		"                           along, its epoch time over its model's alone\n"
 		"                           at the same GPU and node count; the counts of\n"
-		"                           jobs used and left out on standard error\n\n"
+		"                           jobs used and left out on standard error\n"
+		"  --sacct-out FILE         also write what sacct printed to FILE (a later\n"
+		"                           report's --sacct-file or --baseline)\n"
+		"  --baseline FILE          compare with another window of jobs, FILE as\n"
+		"                           --sacct-file reads (e.g. the same workload\n"
+		"                           under cons_tres+backfill, saved with\n"
+		"                           --sacct-out): a side-by-side table of both\n"
+		"                           windows' jobs finished, makespan, mean JCT,\n"
+		"                           GPU utilization and GPU-seconds, with this\n"
+		"                           window's over the baseline's; --svg draws\n"
+		"                           the baseline's Gantt chart above this one's,\n"
+		"                           on one time scale; --json adds \"comparison\".\n"
+		"                           Both windows' utilization is over the same\n"
+		"                           cluster GPUs (--gpus or sinfo)\n"
+		"  --names BASE,THIS        the two windows' names (default\n"
+		"                           \"baseline,this window\")\n\n"
 		"Columns: JOBID STATE MODEL GPUS WAIT_S (Start - Submit) PREDICTED_S\n"
 		"REAL_S (End - Start) ERROR% ((real - predicted) / predicted, completed\n"
 		"jobs) SAMPLES/S DATA_WAIT% PROFILE P (the job profiled).\n\n"
@@ -69,7 +86,8 @@ static const std::vector<OptionSpec> kOptions = {
 	{ "jobs", true },       { "starttime", true }, { "endtime", true },
 	{ "user", true },       { "all-users", false }, { "sacct-file", true },
 	{ "gpus", true },       { "json", false },      { "svg", true },
-	{ "colocation-out", true },
+	{ "colocation-out", true }, { "sacct-out", true }, { "baseline", true },
+	{ "names", true },
 };
 static const std::map<std::string, std::string> kShort = {
 	{ "-j", "--jobs" }, { "-S", "--starttime" }, { "-E", "--endtime" },
@@ -133,6 +151,44 @@ static bool read_whole_file(const std::string &path, std::string &text)
 	return true;
 }
 
+// The jobs of a sacct dump with their records; what is wrong with a job
+// goes to warnings as "SOURCE:LINE: job ID: ...".
+static std::vector<JobReport> read_jobs(const std::string &source, const std::string &text,
+					std::vector<std::string> &warnings)
+{
+	std::vector<SacctJob> sacct = parse_sacct(source, text, warnings);
+	std::vector<JobReport> jobs;
+	for (SacctJob &j : sacct) {
+		const std::string where = source + ":" + std::to_string(j.line) +
+					  ": job " + j.id + ": ";
+		std::vector<std::string> problems;
+		jobs.push_back(report_job(std::move(j), problems));
+		for (const std::string &p : problems)
+			warnings.push_back(where + p);
+	}
+	return jobs;
+}
+
+// --names BASE,THIS: two names, neither empty.
+static std::pair<std::string, std::string> window_names(const CliArgs &args)
+{
+	const std::string v = selection(args, "names");
+	if (v.empty())
+		return { "baseline", "this window" };
+	const size_t comma = v.find(',');
+	if (comma == std::string::npos || comma == 0 || comma + 1 == v.size() ||
+	    v.find(',', comma + 1) != std::string::npos || v.size() > 64)
+		throw UsageError("--names: two names, BASE,THIS (at most 64 characters)");
+	return { v.substr(0, comma), v.substr(comma + 1) };
+}
+
+static bool write_file(const std::string &path, const std::string &text)
+{
+	std::ofstream f(path);
+	f << text;
+	return static_cast<bool>(f.flush());
+}
+
 static int report_main(const std::vector<std::string> &argv)
 {
 	CliArgs args(long_options(argv), kOptions);
@@ -149,6 +205,8 @@ static int report_main(const std::vector<std::string> &argv)
 	if (args.has("sacct-file") && selected)
 		throw UsageError("--sacct-file reads jobs sacct already selected; "
 				 "-j, -S, -E, -u and --all-users are for running sacct");
+	if (args.has("names") && !args.has("baseline"))
+		throw UsageError("--names names the two windows of --baseline");
 	const int gpus_option = static_cast<int>(
 		args.integer("gpus", 0, 1, kMaxClusterNodes * kMaxGpusPerNode));
 
@@ -170,16 +228,28 @@ static int report_main(const std::vector<std::string> &argv)
 		text = std::move(r.out);
 	}
 
+	if (auto path = args.get("sacct-out")) {
+		if (!write_file(*path, text)) {
+			std::cerr << "omru-report: " << *path << ": cannot write: "
+				  << std::strerror(errno) << "\n";
+			return 1;
+		}
+	}
+
 	std::vector<std::string> warnings;
-	std::vector<SacctJob> sacct = parse_sacct(source, text, warnings);
-	std::vector<JobReport> jobs;
-	for (SacctJob &j : sacct) {
-		const std::string where = source + ":" + std::to_string(j.line) +
-					  ": job " + j.id + ": ";
-		std::vector<std::string> problems;
-		jobs.push_back(report_job(std::move(j), problems));
-		for (const std::string &p : problems)
-			warnings.push_back(where + p);
+	std::vector<JobReport> jobs = read_jobs(source, text, warnings);
+	std::optional<NamedWindow> base;
+	const auto [base_name, this_name] = window_names(args);
+	if (auto path = args.get("baseline")) {
+		std::string base_text;
+		if (!read_whole_file(*path, base_text)) {
+			std::cerr << "omru-report: " << *path << ": cannot read: "
+				  << std::strerror(errno) << "\n";
+			return 1;
+		}
+		base.emplace();
+		base->name = base_name;
+		base->jobs = read_jobs(*path, base_text, warnings);
 	}
 
 	// The cluster's GPUs: --gpus, or sinfo's nodes summed.
@@ -206,6 +276,8 @@ static int report_main(const std::vector<std::string> &argv)
 		std::cerr << "omru-report: " << w << "\n";
 
 	const WindowStats stats = window_stats(jobs, cluster_gpus);
+	if (base)
+		base->stats = window_stats(base->jobs, cluster_gpus);
 	if (auto path = args.get("colocation-out")) {
 		const ColocationFindings f = observe_colocation(jobs);
 		std::ofstream out(*path);
@@ -223,18 +295,25 @@ static int report_main(const std::vector<std::string> &argv)
 	}
 	if (auto path = args.get("svg")) {
 		std::ofstream f(*path);
-		write_report_svg(f, jobs, stats, node_gpus);
+		if (base)
+			write_comparison_svg(f, *base, { this_name, jobs, stats }, node_gpus);
+		else
+			write_report_svg(f, jobs, stats, node_gpus);
 		if (!f.flush()) {
 			std::cerr << "omru-report: " << *path << ": cannot write the chart\n";
 			return 1;
 		}
 	}
 	if (args.has("json")) {
-		write_json(std::cout, jobs, stats);
+		write_json(std::cout, jobs, stats, base ? &*base : nullptr, this_name);
 	} else {
 		write_table(std::cout, jobs);
 		std::cout << "\n";
 		write_summary(std::cout, stats, note);
+		if (base) {
+			std::cout << "\n";
+			write_comparison(std::cout, *base, this_name, stats);
+		}
 	}
 	return 0;
 }

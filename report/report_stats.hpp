@@ -59,6 +59,14 @@ struct WindowStats {
 
 WindowStats window_stats(const std::vector<JobReport> &jobs, int cluster_gpus);
 
+// A window of jobs with its numbers, named for a comparison
+// (omru-report --baseline): e.g. "cons_tres+backfill" and "select/omru".
+struct NamedWindow {
+	std::string name;
+	std::vector<JobReport> jobs;
+	WindowStats stats;
+};
+
 // The median (the mean of the two middle values of an even count) and the
 // nearest-rank percentile (the ceil(pct/100 x n)-th smallest, as omru-sim's
 // p50/p99); NaN for no values.

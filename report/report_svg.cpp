@@ -111,20 +111,28 @@ const char *source_colour(const std::string &profile)
 	return "#777777";
 }
 
-// The Gantt chart's document, without its XML declaration, and its height.
-std::string gantt_element(const RealSchedule &rs, const WindowStats &stats,
+// "NAME: N jobs on K nodes, makespan X s, GPU utilization Y%".
+std::string chart_title(const std::string &name, size_t jobs, int nodes,
+			const WindowStats &stats)
+{
+	return name + ": " + std::to_string(jobs) + " job" + (jobs == 1 ? "" : "s") +
+	       " on " + std::to_string(nodes) + " node" + (nodes == 1 ? "" : "s") +
+	       ", makespan " + trimmed(stats.makespan_s, 1) + " s, GPU utilization " +
+	       (std::isnan(stats.gpu_utilization)
+			? std::string("n/a")
+			: trimmed(stats.gpu_utilization * 100, 1) + "%");
+}
+
+// The Gantt charts' document (one chart per window, one time scale),
+// without its XML declaration, and its height.
+std::string gantt_element(const RealSchedules &rs, const std::vector<std::string> &titles,
 			  double &height)
 {
-	std::string title = "what ran: " + std::to_string(rs.schedule.size()) +
-			    " job" + (rs.schedule.size() == 1 ? "" : "s") + " on " +
-			    std::to_string(rs.cluster.nodes) + " node" +
-			    (rs.cluster.nodes == 1 ? "" : "s") + ", makespan " +
-			    trimmed(stats.makespan_s, 1) + " s, GPU utilization " +
-			    (std::isnan(stats.gpu_utilization)
-				     ? std::string("n/a")
-				     : trimmed(stats.gpu_utilization * 100, 1) + "%");
+	std::vector<GanttChart> charts;
+	for (size_t w = 0; w < rs.windows.size(); w++)
+		charts.push_back({ titles[w], &rs.windows[w].schedule });
 	std::ostringstream doc;
-	write_gantt_svg(doc, rs.cluster, rs.workload, { { title, &rs.schedule } });
+	write_gantt_svg(doc, rs.cluster, rs.workload, charts);
 	std::string s = doc.str();
 	if (s.compare(0, 5, "<?xml") == 0)
 		s.erase(0, s.find('\n') + 1);
@@ -136,7 +144,7 @@ std::string gantt_element(const RealSchedule &rs, const WindowStats &stats,
 }
 
 // "nodes: 0 n1, 1 n2, ..." under the chart, cut to the page width.
-void draw_node_legend(std::string &out, const RealSchedule &rs, double y)
+void draw_node_legend(std::string &out, const RealSchedules &rs, double y)
 {
 	std::string names;
 	for (size_t n = 0; n < rs.node_names.size(); n++)
@@ -245,24 +253,123 @@ double draw_scatter(std::string &out, const std::vector<JobReport> &jobs,
 
 } // namespace
 
-RealSchedule real_schedule(const std::vector<JobReport> &jobs,
-			   const WindowStats &stats,
-			   const std::map<std::string, int> &sinfo_gpus)
-{
-	RealSchedule rs;
-	std::vector<const JobReport *> shown;
-	for (const JobReport &r : jobs)
-		if (drawn(r))
-			shown.push_back(&r);
-	if (shown.empty())
-		return rs;
-	rs.t0_s = stats.first_submit_s;
-	for (const JobReport *r : shown)
-		rs.t0_s = std::fmin(rs.t0_s, r->job.start_s);
+namespace {
 
-	for (const JobReport *r : shown)
-		rs.node_names.insert(rs.node_names.end(), r->job.nodes.begin(),
-				     r->job.nodes.end());
+// The drawn jobs of each window, in submit order.
+std::vector<std::vector<const JobReport *>>
+drawn_jobs(const std::vector<WindowJobs> &windows)
+{
+	std::vector<std::vector<const JobReport *>> out;
+	for (const WindowJobs &w : windows) {
+		std::vector<const JobReport *> shown;
+		for (const JobReport &r : *w.jobs)
+			if (drawn(r))
+				shown.push_back(&r);
+		std::stable_sort(shown.begin(), shown.end(),
+				 [](const JobReport *a, const JobReport *b) {
+					 return a->job.submit_s < b->job.submit_s;
+				 });
+		out.push_back(std::move(shown));
+	}
+	return out;
+}
+
+// The same workload run twice (or more): every window has as many drawn
+// jobs, the k-th submitted of each named the same.  Then the k-th jobs
+// share one colour and label (their name) across the charts.
+bool same_workload(const std::vector<std::vector<const JobReport *>> &shown)
+{
+	if (shown.size() < 2)
+		return false;
+	for (const auto &w : shown) {
+		if (w.size() != shown[0].size())
+			return false;
+		for (size_t k = 0; k < w.size(); k++)
+			if (w[k]->job.name.empty() || w[k]->job.name != shown[0][k]->job.name)
+				return false;
+	}
+	return true;
+}
+
+// The GPUs of each drawn job of one window on each of its nodes (node
+// index, count).  sacct gives a job's total only.  Spread evenly (the
+// first nodes one more when it does not divide), unless a node's GPUs are
+// known (sinfo) and the jobs already running there at the job's start
+// leave fewer free: then the rest goes to its other nodes with free GPUs
+// (a 6-GPU job on two 4-GPU nodes, one of them half busy: 4 + 2, not
+// 3 + 3).  What fits nowhere stays on the even split.
+std::vector<std::vector<std::pair<int, int>>>
+split_gpus(const std::vector<const JobReport *> &jobs,
+	   const std::map<std::string, int> &index, const std::vector<int> &cap)
+{
+	std::vector<std::vector<std::pair<int, int>>> out(jobs.size());
+	std::vector<size_t> order(jobs.size());
+	for (size_t i = 0; i < order.size(); i++)
+		order[i] = i;
+	std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+		return jobs[a]->job.start_s < jobs[b]->job.start_s;
+	});
+	struct Held {
+		double end_s;
+		int node, gpus;
+	};
+	std::vector<Held> running;
+	for (size_t j : order) {
+		const SacctJob &job = jobs[j]->job;
+		running.erase(std::remove_if(running.begin(), running.end(),
+					     [&](const Held &h) { return h.end_s <= job.start_s; }),
+			      running.end());
+		std::vector<int> nodes;
+		for (const std::string &name : job.nodes)
+			if (auto it = index.find(name); it != index.end())
+				nodes.push_back(it->second);
+		const int k = static_cast<int>(nodes.size());
+		if (k == 0)
+			continue;
+		std::vector<int> share(k), room(k);
+		for (int i = 0; i < k; i++) {
+			share[i] = job.gpus / k + (i < job.gpus % k ? 1 : 0);
+			int used = 0;
+			for (const Held &h : running)
+				used += h.node == nodes[i] ? h.gpus : 0;
+			room[i] = cap[nodes[i]] > 0 ? std::max(0, cap[nodes[i]] - used) : share[i];
+		}
+		int over = 0;
+		for (int i = 0; i < k; i++)
+			if (share[i] > room[i]) {
+				over += share[i] - room[i];
+				share[i] = room[i];
+			}
+		for (int i = 0; i < k && over > 0; i++) {
+			const int add = std::min(over, room[i] - share[i]);
+			share[i] += add;
+			over -= add;
+		}
+		for (int i = 0; over > 0; i = (i + 1) % k, over--)
+			share[i]++; // more than the nodes have: the data says so
+		for (int i = 0; i < k; i++) {
+			if (share[i] == 0)
+				continue;
+			out[j].emplace_back(nodes[i], share[i]);
+			running.push_back({ job.end_s, nodes[i], share[i] });
+		}
+	}
+	return out;
+}
+
+} // namespace
+
+RealSchedules real_schedules(const std::vector<WindowJobs> &windows,
+			     const std::map<std::string, int> &sinfo_gpus)
+{
+	RealSchedules rs;
+	const auto shown = drawn_jobs(windows);
+	for (const auto &w : shown)
+		for (const JobReport *r : w)
+			rs.node_names.insert(rs.node_names.end(), r->job.nodes.begin(),
+					     r->job.nodes.end());
+	if (rs.node_names.empty())
+		return rs;
 	std::sort(rs.node_names.begin(), rs.node_names.end(), natural_less);
 	rs.node_names.erase(std::unique(rs.node_names.begin(), rs.node_names.end()),
 			    rs.node_names.end());
@@ -272,48 +379,65 @@ RealSchedule real_schedule(const std::vector<JobReport> &jobs,
 	for (size_t n = 0; n < rs.node_names.size(); n++)
 		index[rs.node_names[n]] = static_cast<int>(n);
 
-	// GPUs per node of each job, and each node's peak use (a sweep where
-	// an end comes before a start at the same time, as the chart's).
+	// Each node's peak use in any window (a sweep per window where an end
+	// comes before a start at the same time, as the chart's).
 	struct Event {
 		double t;
 		int delta, node, gpus;
 	};
-	std::vector<Event> events;
-	rs.workload.name = "jobs since " + local_time_text(rs.t0_s) + " (t = 0)";
-	for (const JobReport *r : shown) {
-		Job job;
-		job.id = r->job.id;
-		job.submit_s = std::isnan(r->job.submit_s) ? 0 : r->job.submit_s - rs.t0_s;
-		job.gpus = job.gpus_min = job.gpus_max = r->job.gpus;
-		Segment seg;
-		seg.job = static_cast<int>(rs.workload.jobs.size());
-		seg.start_s = r->job.start_s - rs.t0_s;
-		seg.end_s = r->job.end_s - rs.t0_s;
-		seg.epochs = !std::isnan(r->record.epochs_done) ? r->record.epochs_done
-			   : !std::isnan(r->record.epochs)      ? r->record.epochs
-								: 0;
-		const int k = static_cast<int>(r->job.nodes.size());
-		for (int i = 0; i < k; i++) {
-			auto it = index.find(r->job.nodes[i]);
-			const int g = r->job.gpus / k + (i < r->job.gpus % k ? 1 : 0);
-			if (it == index.end() || g == 0)
-				continue;
-			seg.nodes.insert(seg.nodes.end(), g, it->second);
-			events.push_back({ seg.start_s, +1, it->second, g });
-			events.push_back({ seg.end_s, -1, it->second, g });
+	std::vector<int> peak(rs.node_names.size(), 0), cap(rs.node_names.size(), 0);
+	for (size_t n = 0; n < cap.size(); n++)
+		if (auto it = sinfo_gpus.find(rs.node_names[n]); it != sinfo_gpus.end())
+			cap[n] = std::max(0, it->second);
+	const bool shared = same_workload(shown);
+	for (size_t w = 0; w < windows.size(); w++) {
+		WindowSchedule ws;
+		ws.t0_s = windows[w].stats->first_submit_s;
+		for (const JobReport *r : shown[w])
+			ws.t0_s = std::fmin(ws.t0_s, r->job.start_s);
+		std::vector<Event> events;
+		const auto split = split_gpus(shown[w], index, cap);
+		for (size_t k = 0; k < shown[w].size(); k++) {
+			const JobReport *r = shown[w][k];
+			Segment seg;
+			if (shared && w > 0) {
+				seg.job = static_cast<int>(k);
+			} else {
+				Job job;
+				job.id = shared ? r->job.name : r->job.id;
+				job.submit_s = std::isnan(r->job.submit_s)
+						       ? 0
+						       : r->job.submit_s - ws.t0_s;
+				job.gpus = job.gpus_min = job.gpus_max = r->job.gpus;
+				seg.job = static_cast<int>(rs.workload.jobs.size());
+				rs.workload.jobs.push_back(job);
+			}
+			seg.start_s = r->job.start_s - ws.t0_s;
+			seg.end_s = r->job.end_s - ws.t0_s;
+			seg.epochs = !std::isnan(r->record.epochs_done) ? r->record.epochs_done
+				   : !std::isnan(r->record.epochs)      ? r->record.epochs
+									: 0;
+			for (const auto &[node, g] : split[k]) {
+				seg.nodes.insert(seg.nodes.end(), g, node);
+				events.push_back({ seg.start_s, +1, node, g });
+				events.push_back({ seg.end_s, -1, node, g });
+			}
+			std::sort(seg.nodes.begin(), seg.nodes.end());
+			ws.schedule.push_back(std::move(seg));
 		}
-		std::sort(seg.nodes.begin(), seg.nodes.end());
-		rs.workload.jobs.push_back(job);
-		rs.schedule.push_back(std::move(seg));
+		std::sort(events.begin(), events.end(), [](const Event &a, const Event &b) {
+			return a.t < b.t || (a.t == b.t && a.delta < b.delta);
+		});
+		std::vector<int> use(rs.node_names.size(), 0);
+		for (const Event &e : events) {
+			use[e.node] += e.delta * e.gpus;
+			peak[e.node] = std::max(peak[e.node], use[e.node]);
+		}
+		rs.windows.push_back(std::move(ws));
 	}
-	std::sort(events.begin(), events.end(), [](const Event &a, const Event &b) {
-		return a.t < b.t || (a.t == b.t && a.delta < b.delta);
-	});
-	std::vector<int> use(rs.node_names.size(), 0), peak(rs.node_names.size(), 0);
-	for (const Event &e : events) {
-		use[e.node] += e.delta * e.gpus;
-		peak[e.node] = std::max(peak[e.node], use[e.node]);
-	}
+	rs.workload.name = windows.size() == 1 && !rs.windows.empty()
+				   ? "jobs since " + local_time_text(rs.windows[0].t0_s) + " (t = 0)"
+				   : "each window from its first submission (t = 0)";
 	for (size_t n = 0; n < peak.size(); n++) {
 		auto it = sinfo_gpus.find(rs.node_names[n]);
 		if (it != sinfo_gpus.end())
@@ -324,16 +448,24 @@ RealSchedule real_schedule(const std::vector<JobReport> &jobs,
 	return rs;
 }
 
-void write_report_svg(std::ostream &out, const std::vector<JobReport> &jobs,
-		      const WindowStats &stats,
-		      const std::map<std::string, int> &sinfo_gpus)
+namespace {
+
+// The charts of the windows, the node legend and the scatter plot of the
+// last window's predictions, as one document.
+void write_svg(std::ostream &out, const std::vector<WindowJobs> &windows,
+	       const std::vector<std::string> &names,
+	       const std::map<std::string, int> &sinfo_gpus)
 {
-	const RealSchedule rs = real_schedule(jobs, stats, sinfo_gpus);
+	const RealSchedules rs = real_schedules(windows, sinfo_gpus);
 	std::string body;
 	double y = 0;
 	if (rs.cluster.nodes > 0) {
+		std::vector<std::string> titles;
+		for (size_t w = 0; w < rs.windows.size(); w++)
+			titles.push_back(chart_title(names[w], rs.windows[w].schedule.size(),
+						     rs.cluster.nodes, *windows[w].stats));
 		double h = 0;
-		body += gantt_element(rs, stats, h);
+		body += gantt_element(rs, titles, h);
 		y = h;
 		draw_node_legend(body, rs, y);
 		y += 11 + 16;
@@ -342,7 +474,7 @@ void write_report_svg(std::ostream &out, const std::vector<JobReport> &jobs,
 			num(kTitleFont).s);
 		y = 40;
 	}
-	y = draw_scatter(body, jobs, stats, y);
+	y = draw_scatter(body, *windows.back().jobs, *windows.back().stats, y);
 	const svg::Num height = num(std::ceil(y));
 	std::string head;
 	appendf(head, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -350,6 +482,23 @@ void write_report_svg(std::ostream &out, const std::vector<JobReport> &jobs,
 		"<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n",
 		num(kWidth).s, height.s, num(kWidth).s, height.s);
 	out << head << body << "</svg>\n";
+}
+
+} // namespace
+
+void write_report_svg(std::ostream &out, const std::vector<JobReport> &jobs,
+		      const WindowStats &stats,
+		      const std::map<std::string, int> &sinfo_gpus)
+{
+	write_svg(out, { { &jobs, &stats } }, { "what ran" }, sinfo_gpus);
+}
+
+void write_comparison_svg(std::ostream &out, const NamedWindow &base,
+			  const NamedWindow &mine,
+			  const std::map<std::string, int> &sinfo_gpus)
+{
+	write_svg(out, { { &base.jobs, &base.stats }, { &mine.jobs, &mine.stats } },
+		  { base.name, mine.name }, sinfo_gpus);
 }
 
 } // namespace report

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
+#include <sstream>
 
 #include "model/schedule.hpp" // format_number
 #include "sim/summary.hpp"    // json_string
@@ -66,7 +67,59 @@ std::string resizes_text(const std::vector<CommentResize> &resizes)
 	return out.empty() ? kNone : out;
 }
 
+// The window's numbers as one JSON object.
+std::string summary_json(const WindowStats &s)
+{
+	std::ostringstream out;
+	out << "{\"jobs\": " << s.jobs
+	    << ", \"finished\": " << s.finished << ", \"running\": " << s.running
+	    << ", \"pending\": " << s.pending
+	    << ", \"not_started\": " << s.not_started
+	    << ", \"first_submit\": " << json_text(local_time_text(s.first_submit_s))
+	    << ", \"last_end\": " << json_text(local_time_text(s.last_end_s))
+	    << ", \"makespan_s\": " << json_num(s.makespan_s)
+	    << ", \"gpu_seconds\": " << json_num(s.gpu_seconds)
+	    << ", \"cluster_gpus\": "
+	    << (s.cluster_gpus > 0 ? std::to_string(s.cluster_gpus) : "null")
+	    << ", \"gpu_utilization\": " << json_num(s.gpu_utilization)
+	    << ", \"mean_jct_s\": " << json_num(s.mean_jct_s)
+	    << ", \"predicted_jobs\": " << s.predicted
+	    << ", \"error_median_pct\": " << json_num(s.error_median_pct)
+	    << ", \"error_p90_pct\": " << json_num(s.error_p90_pct) << "}";
+	return out.str();
+}
+
 } // namespace
+
+double ratio(double mine, double base)
+{
+	return std::isfinite(mine) && std::isfinite(base) && base > 0 ? mine / base : NAN;
+}
+
+void write_comparison(std::ostream &out, const NamedWindow &base,
+		      const std::string &name, const WindowStats &s)
+{
+	const WindowStats &b = base.stats;
+	auto finished = [](const WindowStats &w) {
+		return std::to_string(w.finished) + " of " + std::to_string(w.jobs);
+	};
+	auto pct = [](double v) { return std::isnan(v) ? std::string(kNone) : fixed(v * 100, 1); };
+	std::vector<std::vector<std::string>> rows = {
+		{ "", base.name, name, "RATIO" },
+		{ "jobs finished", finished(b), finished(s), "" },
+		{ "makespan_s", fixed(b.makespan_s, 1), fixed(s.makespan_s, 1),
+		  fixed(ratio(s.makespan_s, b.makespan_s), 3) },
+		{ "mean_JCT_s", fixed(b.mean_jct_s, 1), fixed(s.mean_jct_s, 1),
+		  fixed(ratio(s.mean_jct_s, b.mean_jct_s), 3) },
+		{ "GPU_utilization%", pct(b.gpu_utilization), pct(s.gpu_utilization),
+		  fixed(ratio(s.gpu_utilization, b.gpu_utilization), 3) },
+		{ "GPU-s_allocated", fixed(b.gpu_seconds, 1), fixed(s.gpu_seconds, 1),
+		  fixed(ratio(s.gpu_seconds, b.gpu_seconds), 3) },
+	};
+	out << "side by side (RATIO: " << name << " / " << base.name
+	    << "; each window from its first submission to its last end):\n";
+	write_aligned(out, rows);
+}
 
 void write_table(std::ostream &out, const std::vector<JobReport> &jobs)
 {
@@ -125,7 +178,7 @@ void write_summary(std::ostream &out, const WindowStats &s,
 }
 
 void write_json(std::ostream &out, const std::vector<JobReport> &jobs,
-		const WindowStats &s)
+		const WindowStats &s, const NamedWindow *base, const std::string &name)
 {
 	out << "{\"jobs\": [";
 	for (size_t i = 0; i < jobs.size(); i++) {
@@ -181,21 +234,17 @@ void write_json(std::ostream &out, const std::vector<JobReport> &jobs,
 			out << "null";
 		out << "}";
 	}
-	out << (jobs.empty() ? "" : "\n") << "],\n \"summary\": {\"jobs\": " << s.jobs
-	    << ", \"finished\": " << s.finished << ", \"running\": " << s.running
-	    << ", \"pending\": " << s.pending
-	    << ", \"not_started\": " << s.not_started
-	    << ", \"first_submit\": " << json_text(local_time_text(s.first_submit_s))
-	    << ", \"last_end\": " << json_text(local_time_text(s.last_end_s))
-	    << ", \"makespan_s\": " << json_num(s.makespan_s)
-	    << ", \"gpu_seconds\": " << json_num(s.gpu_seconds)
-	    << ", \"cluster_gpus\": "
-	    << (s.cluster_gpus > 0 ? std::to_string(s.cluster_gpus) : "null")
-	    << ", \"gpu_utilization\": " << json_num(s.gpu_utilization)
-	    << ", \"mean_jct_s\": " << json_num(s.mean_jct_s)
-	    << ", \"predicted_jobs\": " << s.predicted
-	    << ", \"error_median_pct\": " << json_num(s.error_median_pct)
-	    << ", \"error_p90_pct\": " << json_num(s.error_p90_pct) << "}}\n";
+	out << (jobs.empty() ? "" : "\n") << "],\n \"summary\": " << summary_json(s);
+	if (base)
+		out << ",\n \"comparison\": {\"baseline\": " << json_string(base->name)
+		    << ", \"this\": " << json_string(name)
+		    << ", \"baseline_summary\": " << summary_json(base->stats)
+		    << ", \"ratios\": {\"makespan\": "
+		    << json_num(ratio(s.makespan_s, base->stats.makespan_s))
+		    << ", \"mean_jct\": " << json_num(ratio(s.mean_jct_s, base->stats.mean_jct_s))
+		    << ", \"gpu_utilization\": "
+		    << json_num(ratio(s.gpu_utilization, base->stats.gpu_utilization)) << "}}";
+	out << "}\n";
 }
 
 } // namespace report

@@ -28,9 +28,23 @@ void write_table(std::ostream &out, const std::vector<JobReport> &jobs);
 void write_summary(std::ostream &out, const WindowStats &s,
 		   const ClusterNote &note);
 
-// {"jobs": [...], "summary": {...}}; null where there is no value.
+// {"jobs": [...], "summary": {...}}; null where there is no value.  With
+// a baseline (omru-report --baseline) also "comparison": {"baseline":
+// its name, "this": `name`, "baseline_summary": {...}, "ratios":
+// {"makespan", "mean_jct", "gpu_utilization"}} (this window's over the
+// baseline's).
 void write_json(std::ostream &out, const std::vector<JobReport> &jobs,
-		const WindowStats &s);
+		const WindowStats &s, const NamedWindow *base = nullptr,
+		const std::string &name = "");
+
+// mine / base; NaN when either is unknown or base is not > 0.
+double ratio(double mine, double base);
+
+// The two windows side by side: jobs finished, makespan, mean JCT, GPU
+// utilization and allocated GPU-seconds of each, and this window's over
+// the baseline's.
+void write_comparison(std::ostream &out, const NamedWindow &base,
+		      const std::string &name, const WindowStats &s);
 
 } // namespace report
 } // namespace omru

@@ -175,7 +175,7 @@ extern void omru_plan_state_restore(void)
 	if (!ctl)
 		return;
 	slurm_mutex_lock(&plan_lock);
-	if (omru_ctl_load_state(ctl, err, sizeof(err)) != OMRU_OK)
+	if (omru_ctl_load_state(ctl, (double) time(NULL), err, sizeof(err)) != OMRU_OK)
 		error("%s: ignoring the saved plan state: %s", plugin_type, err);
 	dirty = true;
 	slurm_mutex_unlock(&plan_lock);

@@ -754,7 +754,7 @@ int omru_ctl_save_state(omru_ctl_t *ctl, char *err, size_t errlen)
 	});
 }
 
-int omru_ctl_load_state(omru_ctl_t *ctl, char *err, size_t errlen)
+int omru_ctl_load_state(omru_ctl_t *ctl, double now_s, char *err, size_t errlen)
 {
 	return guarded(err, errlen, [&] {
 		using namespace omru::controller;
@@ -772,7 +772,8 @@ int omru_ctl_load_state(omru_ctl_t *ctl, char *err, size_t errlen)
 			auto st = parse_resize_state(text.value(),
 						     ctl->state_dir + "/" + kResizeStateFile);
 			if (st.ok())
-				ctl->ctl->restore_resizes(st.value());
+				ctl->ctl->restore_resizes(st.value(),
+							  std::isfinite(now_s) ? now_s : 0);
 			else
 				e += (e.empty() ? "" : "; ") + st.error();
 		}

@@ -141,7 +141,10 @@ class Controller {
 	std::optional<Resize> job_started(uint32_t job_id, double now_s);
 	const ResizeBook &resizes() const { return resizes_; }
 	// What a saved book knew (resize_state.hpp), after a restart.
-	void restore_resizes(const ResizeBookState &st) { resizes_.restore(st); }
+	void restore_resizes(const ResizeBookState &st, double now_s)
+	{
+		resizes_.restore(st, now_s);
+	}
 	// Resizing off whatever omru.conf says (the glue found Slurm cannot
 	// requeue a stopped job); until the next reconfigure.
 	void disable_resizing() { settings_.elastic = false; }

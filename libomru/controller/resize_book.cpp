@@ -98,6 +98,7 @@ std::vector<std::string> ResizeBook::expire(double now_s)
 		double since = stopping ? r.asked_s
 			     : r.free_s > 0 ? std::min(r.free_s, r.stopped_s + s_.grace_s)
 					    : r.stopped_s + s_.grace_s;
+		since = std::max(since, r.watched_s);
 		if (now_s - since <= s_.grace_s) {
 			++it;
 			continue;
@@ -198,11 +199,13 @@ ResizeBookState ResizeBook::state() const
 	return st;
 }
 
-void ResizeBook::restore(const ResizeBookState &st)
+void ResizeBook::restore(const ResizeBookState &st, double now_s)
 {
 	open_.clear();
-	for (const Resize &r : st.open)
-		open_.emplace(r.job_id, r);
+	for (Resize r : st.open) {
+		r.watched_s = now_s;
+		open_.emplace(r.job_id, std::move(r));
+	}
 	restarting_.clear();
 	for (const Resize &r : st.restarting)
 		restarting_.emplace(r.job_id, r);

@@ -61,6 +61,11 @@ struct Resize {
 	double free_s = 0;    // requeued and first seen free to start (0: not
 			      // yet; not saved: counted again after a restart)
 	double cost_s = 0;    // asked to started again (once started)
+	double watched_s = 0; // slurmctld watching it since (restored: its
+			      // restart; not saved): a grace counts from no
+			      // earlier, as what happened while it was down
+			      // reaches it late (slurmstepd retries a job's
+			      // completion every 15 s)
 };
 
 // Restart costs measured so far: count and sum of seconds.
@@ -137,8 +142,10 @@ class ResizeBook {
 	std::pair<long, double> measured() const;
 
 	ResizeBookState state() const;
-	// Replaces what the book knows (settings stay).
-	void restore(const ResizeBookState &st);
+	// Replaces what the book knows (settings stay); slurmctld watches
+	// again from now_s, so the grace of a stop or a hold under way counts
+	// from then.
+	void restore(const ResizeBookState &st, double now_s);
 
     private:
 	ResizeSettings s_;

@@ -1,6 +1,8 @@
 // loader_entry.cpp - see loader_entry.hpp.
 #include "loader/loader_entry.hpp"
 
+#include "model/significant.hpp"
+
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -179,10 +181,13 @@ std::string format_loader_report(const LoaderSample &s)
 	       " rate=" + number_text(s.worker_rate);
 }
 
+// What the job's record keeps (sacct): rates to 4 significant digits, the
+// wait fraction to 3; the controller learns from these, and a sampled rate
+// means no more.
 std::string format_loader_field(const LoaderSample &s)
 {
-	return std::to_string(s.workers) + ":" + number_text(s.samples_s) + ":" +
-	       number_text(s.wait_fraction) + ":" + number_text(s.worker_rate);
+	return std::to_string(s.workers) + ":" + significant(s.samples_s, 4) + ":" +
+	       significant(s.wait_fraction, 3) + ":" + significant(s.worker_rate, 4);
 }
 
 Parsed<LoaderSample> parse_loader_field(std::string_view text)

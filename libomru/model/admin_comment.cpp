@@ -1,6 +1,7 @@
 // admin_comment.cpp - see admin_comment.hpp.
 #include "model/admin_comment.hpp"
 #include "model/report_bounds.hpp"
+#include "model/significant.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -279,8 +280,10 @@ Parsed<CommentPhase> parse_comment_phase(std::string_view value)
 
 std::string format_comment_phase(const CommentPhase &p)
 {
+	// Loss drops to 3 significant digits: the phase rule compares them
+	// with a threshold like 0.5.
 	return shortest(std::floor(std::max(0.0, p.steps))) + ":" +
-	       shortest(p.first_drop) + ":" + shortest(p.recent_drop);
+	       significant(p.first_drop, 3) + ":" + significant(p.recent_drop, 3);
 }
 
 Parsed<std::vector<int>> parse_count_list(std::string_view value)

@@ -1,6 +1,7 @@
 // measured_rows.cpp - see measured_rows.hpp.
 #include "model/measured_rows.hpp"
 #include "model/report_bounds.hpp"
+#include "model/significant.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -30,13 +31,6 @@ double json_number(std::string_view obj, const std::string &key)
 	char *end = nullptr;
 	double v = std::strtod(tail.c_str(), &end);
 	return end == tail.c_str() || !std::isfinite(v) ? NAN : v;
-}
-
-std::string number(double v, int prec)
-{
-	char buf[40];
-	std::snprintf(buf, sizeof(buf), "%.*g", prec, v);
-	return buf;
 }
 
 } // namespace
@@ -120,7 +114,7 @@ metrics_summary(std::string_view jsonl)
 		return out;
 	auto add = [&](const char *key, double v, double lo, double hi, int prec) {
 		if (std::isfinite(v) && v >= lo && v <= hi)
-			out.emplace_back(key, number(v, prec));
+			out.emplace_back(key, significant(v, prec));
 	};
 	add("epoch_s", json_number(last, "epoch_s"), bounds::kEpochSMin, bounds::kEpochSMax, 4);
 	add("epochs_done", json_number(last, "epoch"), 0, 1e9, 9);

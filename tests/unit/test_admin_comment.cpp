@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "model/admin_comment.hpp"
+#include "model/significant.hpp"
 #include "omru/omru_record.h"
 
 using namespace omru;
@@ -688,6 +689,10 @@ START_TEST(test_phase_is_read_and_formatted_strictly)
 	ck_assert_double_eq(p.value().recent_drop, -0.025);
 	std::string text = format_comment_phase(p.value());
 	ck_assert_str_eq(text.c_str(), "600:0.5:-0.025");
+	// A trainer's drops to 3 significant digits in the record.
+	CommentPhase raw{ 200, 0.5936589232087136, -0.000123456789 };
+	text = format_comment_phase(raw);
+	ck_assert_msg(text == "200:0.594:-0.000123", "%s", text.c_str());
 	for (const char *bad : { "", "600", "600:0.5", "600:0.5:x", "-1:0.5:0.1",
 				 "1.5:0.5:0.1", "600:nan:0.1", "600:0.5:1e10", " 600:0.5:0.1",
 				 "600:0.5:0.1:2" })
@@ -702,6 +707,21 @@ START_TEST(test_phase_is_read_and_formatted_strictly)
 		ck_assert_int_eq(omru_record_phase(bad, strlen(bad), out, sizeof(out), err,
 						   sizeof(err)), OMRU_EINVAL);
 	ck_assert(strstr(err, "phase file") != NULL);
+}
+END_TEST
+
+START_TEST(test_significant_rounds_without_exponent)
+{
+	const std::pair<double, const char *> cases[] = {
+		{ 2400.678332293605, "2401" }, { 217785.83817515094, "217786" },
+		{ 0.003083088731341316, "0.003083" }, { 1.5e7, "15000000" },
+		{ 0, "0" }, { -61.55, "-61.55" }, { 1e-14, "0" }, { NAN, "0" },
+		{ 0.99996, "1" }, { 12.0, "12" },
+	};
+	for (const auto &[v, want] : cases) {
+		std::string got = significant(v, 4);
+		ck_assert_msg(got == want, "%.17g: '%s', want '%s'", v, got.c_str(), want);
+	}
 }
 END_TEST
 
@@ -767,6 +787,7 @@ int main(void)
 	tcase_add_test(counts, test_count_list_refuses_bad_items);
 	tcase_add_test(counts, test_count_list_of_32_is_accepted_and_33_refused);
 	tcase_add_test(counts, test_phase_is_read_and_formatted_strictly);
+	tcase_add_test(counts, test_significant_rounds_without_exponent);
 	suite_add_tcase(s, counts);
 	return run_suite(s);
 }

@@ -95,7 +95,15 @@ START_TEST(test_entries_and_reports_read_back_exactly)
 	ck_assert_string_eq(format_loader_report(f.value()), format_loader_report(r.value()));
 	auto odd = parse_loader_field("3:118.25:0.3125:61.5");
 	ck_assert(odd.ok());
-	ck_assert_string_eq(format_loader_field(odd.value()), "3:118.25:0.3125:61.5");
+	// Rounded to what a sampled rate means: 4 significant digits for the
+	// rates, 3 for the wait fraction (ties to even), no exponent.
+	ck_assert_string_eq(format_loader_field(odd.value()), "3:118.2:0.312:61.5");
+	auto raw = parse_loader_field("1:2400.678332293605:0.003083088731341316:217785.83817515094");
+	ck_assert(raw.ok());
+	ck_assert_string_eq(format_loader_field(raw.value()), "1:2401:0.00308:217786");
+	auto back_raw = parse_loader_field(format_loader_field(raw.value()));
+	ck_assert(back_raw.ok());
+	ck_assert_double_eq_tol(back_raw.value().samples_s, 2400.678, 0.5);
 	char field[64];
 	const char rep[] = "workers=2 samples_s=100 wait=0.4 rate=50\n";
 	ck_assert_int_eq(omru_loader_report_field(rep, sizeof(rep) - 1, field, sizeof(field)), OMRU_OK);

@@ -195,7 +195,7 @@ START_TEST(test_book_keeps_a_stop_reported_again_after_a_restart)
 	ck_assert(b.request(resize(7, "fast", 1, 4, 1000)));
 	ck_assert(b.ended(7, true, 1002));
 	ResizeBook again(settings().resize);
-	again.restore(b.state());
+	again.restore(b.state(), 1005);
 	ck_assert(again.ended(7, true, 1010));
 	ck_assert_ptr_nonnull(again.under_way(7));
 	ck_assert_double_eq(again.under_way(7)->stopped_s, 1002);
@@ -206,6 +206,39 @@ START_TEST(test_book_keeps_a_stop_reported_again_after_a_restart)
 	ck_assert(again.ended(8, true, 2001));
 	ck_assert(!again.ended(8, false, 2005)); // scancel while requeued
 	ck_assert_ptr_null(again.under_way(8));
+}
+END_TEST
+
+// slurmctld is down while the job stops: its completion reaches the
+// restarted slurmctld late (slurmstepd retries every 15 s; CI, once: past
+// a 20 s grace).  The grace counts from the restart, not from the request.
+START_TEST(test_grace_counts_from_a_restart)
+{
+	const double grace = settings().resize.grace_s;
+	ResizeBook b(settings().resize);
+	ck_assert(b.request(resize(7, "fast", 1, 4, 1000)));
+	ResizeBook again(settings().resize);
+	again.restore(b.state(), 1000 + grace - 1); // down for nearly the grace
+	ck_assert(again.expire(1000 + grace + 5).empty());
+	ck_assert(again.ended(7, true, 1000 + grace + 6));
+	auto r = again.started(7, 1000 + grace + 8);
+	ck_assert(r.has_value());
+	ck_assert_double_eq_tol(r->cost_s, grace + 8, 1e-9); // from the request
+	// Not stopped within the grace of the restart either: given up.
+	ResizeBook c(settings().resize);
+	ck_assert(c.request(resize(8, "fast", 1, 4, 2000)));
+	ResizeBook late(settings().resize);
+	late.restore(c.state(), 2010);
+	ck_assert(late.expire(2010 + grace).empty());
+	ck_assert_int_eq(late.expire(2010 + grace + 1).size(), 1);
+	ck_assert(late.refused(8));
+	// A requeued job held while slurmctld was down: its hold's grace
+	// counts from the restart too.
+	ck_assert(c.ended(8, true, 2003));
+	ResizeBook held(settings().resize);
+	held.restore(c.state(), 2003 + 3 * grace);
+	ck_assert(held.expire(2003 + 4 * grace).empty());
+	ck_assert_int_eq(held.expire(2003 + 4 * grace + 1).size(), 1);
 }
 END_TEST
 
@@ -571,7 +604,7 @@ START_TEST(test_the_book_survives_a_restart_through_its_state_file)
 	auto st = parse_resize_state(text, "resize_state");
 	ck_assert_msg(st.ok(), "%s", st.ok() ? "" : st.error().c_str());
 	ResizeBook b(rs);
-	b.restore(st.value());
+	b.restore(st.value(), 1104);
 	std::string again = format_resize_state(b.state());
 	ck_assert_str_eq(again.c_str(), text.c_str());
 	ck_assert_double_eq_tol(b.priced_cost_s("fast"), 12 * 1.1, 1e-9);
@@ -694,6 +727,7 @@ int main(void)
 	tcase_add_test(tc, test_book_bounds_the_wait_slurm_holds_a_requeued_job);
 	tcase_add_test(tc, test_book_forgets_a_job_that_ended_otherwise);
 	tcase_add_test(tc, test_book_keeps_a_stop_reported_again_after_a_restart);
+	tcase_add_test(tc, test_grace_counts_from_a_restart);
 	tcase_add_test(tc, test_only_elastic_running_jobs_are_resizable_at_the_priced_cost);
 	tcase_add_test(tc, test_a_resumed_job_rests_before_another_resize);
 	tcase_add_test(tc, test_the_controller_grows_jobs_on_one_node_only);

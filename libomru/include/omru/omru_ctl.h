@@ -294,7 +294,10 @@ int omru_ctl_store_load(omru_ctl_t *ctl, char *err, size_t errlen);
  * costs, jobs in their late phase) in StateDir (atomic writes; a corrupt
  * file is reported and ignored by load, each on its own). */
 int omru_ctl_save_state(omru_ctl_t *ctl, char *err, size_t errlen);
-int omru_ctl_load_state(omru_ctl_t *ctl, char *err, size_t errlen);
+/* now_s: slurmctld watches the resizes under way again from then (their
+ * grace counts from then: what happened while it was down reaches it
+ * late). */
+int omru_ctl_load_state(omru_ctl_t *ctl, double now_s, char *err, size_t errlen);
 
 /*
  * omru_select_gpus - the best-linked `count` free GPUs of one node

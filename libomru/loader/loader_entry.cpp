@@ -183,11 +183,19 @@ std::string format_loader_report(const LoaderSample &s)
 
 // What the job's record keeps (sacct): rates to 4 significant digits, the
 // wait fraction to 3; the controller learns from these, and a sampled rate
-// means no more.
+// means no more.  At the edges of what a sample may be (a wait rounding
+// to 1, samples/s rounding past what its workers load) rounding would
+// turn a valid sample into one the reader refuses: then it is exact.
 std::string format_loader_field(const LoaderSample &s)
 {
-	return std::to_string(s.workers) + ":" + significant(s.samples_s, 4) + ":" +
-	       significant(s.wait_fraction, 3) + ":" + significant(s.worker_rate, 4);
+	const std::string x = significant(s.samples_s, 4), f = significant(s.wait_fraction, 3),
+			  r = significant(s.worker_rate, 4);
+	LoaderSample rounded = s;
+	if (real_number(x, rounded.samples_s) && real_number(f, rounded.wait_fraction) &&
+	    real_number(r, rounded.worker_rate) && LoaderModel::fit(rounded))
+		return std::to_string(s.workers) + ":" + x + ":" + f + ":" + r;
+	return std::to_string(s.workers) + ":" + number_text(s.samples_s) + ":" +
+	       number_text(s.wait_fraction) + ":" + number_text(s.worker_rate);
 }
 
 Parsed<LoaderSample> parse_loader_field(std::string_view text)

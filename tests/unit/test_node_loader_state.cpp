@@ -104,6 +104,12 @@ START_TEST(test_entries_and_reports_read_back_exactly)
 	auto back_raw = parse_loader_field(format_loader_field(raw.value()));
 	ck_assert(back_raw.ok());
 	ck_assert_double_eq_tol(back_raw.value().samples_s, 2400.678, 0.5);
+	// Where rounding would make a valid sample one the reader refuses (a
+	// wait of 0.9996 read back as 1), the field stays exact.
+	auto edge = parse_loader_field("2:10:0.9996:20");
+	ck_assert(edge.ok());
+	ck_assert_string_eq(format_loader_field(edge.value()), "2:10:0.9996:20");
+	ck_assert(parse_loader_field(format_loader_field(edge.value())).ok());
 	char field[64];
 	const char rep[] = "workers=2 samples_s=100 wait=0.4 rate=50\n";
 	ck_assert_int_eq(omru_loader_report_field(rep, sizeof(rep) - 1, field, sizeof(field)), OMRU_OK);

@@ -1,8 +1,9 @@
 // report_svg.cpp - see report_svg.hpp.
 //
-// The Gantt chart is omru-sim's own (write_gantt_svg), written to a string
-// and nested as an <svg> element at the top of this document, so the two
-// tools draw schedules the same way.  Below it: a legend of node names
+// The Gantt charts (one per window: --baseline adds the baseline's above,
+// on the same time scale) are omru-sim's own (write_gantt_svg), written to
+// a string and nested as an <svg> element at the top of this document, so
+// the two tools draw schedules the same way.  Below them: a legend of node names
 // (the chart numbers nodes), then the scatter plot, drawn here:
 // - a square plot, both axes from 0 to the same round maximum, so the
 //   diagonal real = predicted runs corner to corner and a dot above it is

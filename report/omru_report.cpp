@@ -296,7 +296,7 @@ static int report_main(const std::vector<std::string> &argv)
 	if (auto path = args.get("svg")) {
 		std::ofstream f(*path);
 		if (base)
-			write_comparison_svg(f, *base, { this_name, jobs, stats }, node_gpus);
+			write_comparison_svg(f, *base, this_name, jobs, stats, node_gpus);
 		else
 			write_report_svg(f, jobs, stats, node_gpus);
 		if (!f.flush()) {

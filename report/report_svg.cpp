@@ -16,11 +16,11 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 #include <string_view>
 
+#include "model/decimal_text.hpp"
 #include "report_text.hpp" // local_time_text
 #include "sim/gantt_svg.hpp"
 #include "sim/svg_text.hpp"
@@ -86,19 +86,6 @@ double nice_step(double raw)
 	return 10 * p;
 }
 
-std::string trimmed(double v, int decimals)
-{
-	char buf[64];
-	std::snprintf(buf, sizeof(buf), "%.*f", decimals, v);
-	std::string s = buf;
-	if (s.find('.') != std::string::npos) {
-		s.erase(s.find_last_not_of('0') + 1);
-		if (s.back() == '.')
-			s.pop_back();
-	}
-	return s == "-0" ? "0" : s;
-}
-
 const char *source_colour(const std::string &profile)
 {
 	if (profile == "site")
@@ -118,10 +105,10 @@ std::string chart_title(const std::string &name, size_t jobs, int nodes,
 {
 	return name + ": " + std::to_string(jobs) + " job" + (jobs == 1 ? "" : "s") +
 	       " on " + std::to_string(nodes) + " node" + (nodes == 1 ? "" : "s") +
-	       ", makespan " + trimmed(stats.makespan_s, 1) + " s, GPU utilization " +
+	       ", makespan " + decimal_text(stats.makespan_s, 1) + " s, GPU utilization " +
 	       (std::isnan(stats.gpu_utilization)
 			? std::string("n/a")
-			: trimmed(stats.gpu_utilization * 100, 1) + "%");
+			: decimal_text(stats.gpu_utilization * 100, 1) + "%");
 }
 
 // The Gantt charts' document (one chart per window, one time scale),
@@ -176,8 +163,8 @@ double draw_scatter(std::string &out, const std::vector<JobReport> &jobs,
 			    std::to_string(dots.size()) + " completed job" +
 			    (dots.size() == 1 ? "" : "s") + " with a prediction";
 	if (!dots.empty())
-		title += "; |error| median " + trimmed(stats.error_median_pct, 1) +
-			 "%, p90 " + trimmed(stats.error_p90_pct, 1) + "%";
+		title += "; |error| median " + decimal_text(stats.error_median_pct, 1) +
+			 "%, p90 " + decimal_text(stats.error_p90_pct, 1) + "%";
 	put_text(out, title);
 	out += "</text>\n";
 
@@ -200,7 +187,7 @@ double draw_scatter(std::string &out, const std::vector<JobReport> &jobs,
 		const double v = i * step;
 		appendf(grid, "M%s %sV%sM%s %sH%s", num(px(v)).s, num(top).s,
 			num(bottom).s, num(left).s, num(py(v)).s, num(right).s);
-		const std::string t = trimmed(v, decimals);
+		const std::string t = decimal_text(v, decimals);
 		appendf(labels, "<text x=\"%s\" y=\"%s\" text-anchor=\"middle\">%s</text>",
 			num(px(v)).s, num(bottom + 4 + kAxisFont).s, t.c_str());
 		appendf(labels, "<text x=\"%s\" y=\"%s\" text-anchor=\"end\">%s</text>\n",
@@ -229,8 +216,8 @@ double draw_scatter(std::string &out, const std::vector<JobReport> &jobs,
 				      ", " + std::to_string(r.job.gpus) + " GPUs, profile " +
 				      (r.record.profile.empty() ? "?" : r.record.profile) + ")");
 		appendf(out, ": predicted %s s, real %s s, error %s%s%%</title></circle>\n",
-			trimmed(d.predicted_s, 1).c_str(), trimmed(d.real_s, 1).c_str(),
-			r.error_pct >= 0 ? "+" : "", trimmed(r.error_pct, 1).c_str());
+			decimal_text(d.predicted_s, 1).c_str(), decimal_text(d.real_s, 1).c_str(),
+			r.error_pct >= 0 ? "+" : "", decimal_text(r.error_pct, 1).c_str());
 	}
 	out += "</g>\n";
 	if (dots.empty())
@@ -251,10 +238,6 @@ double draw_scatter(std::string &out, const std::vector<JobReport> &jobs,
 	out += "</g>\n";
 	return bottom + 40;
 }
-
-} // namespace
-
-namespace {
 
 // The drawn jobs of each window, in submit order.
 std::vector<std::vector<const JobReport *>>
@@ -298,7 +281,8 @@ bool same_workload(const std::vector<std::vector<const JobReport *>> &shown)
 // known (sinfo) and the jobs already running there at the job's start
 // leave fewer free: then the rest goes to its other nodes with free GPUs
 // (a 6-GPU job on two 4-GPU nodes, one of them half busy: 4 + 2, not
-// 3 + 3).  What fits nowhere stays on the even split.
+// 3 + 3).  What fits nowhere (the nodes had fewer GPUs than sacct says
+// ran) goes round the job's nodes from the first.
 std::vector<std::vector<std::pair<int, int>>>
 split_gpus(const std::vector<const JobReport *> &jobs,
 	   const std::map<std::string, int> &index, const std::vector<int> &cap)
@@ -439,12 +423,8 @@ RealSchedules real_schedules(const std::vector<WindowJobs> &windows,
 	rs.workload.name = windows.size() == 1 && !rs.windows.empty()
 				   ? "jobs since " + local_time_text(rs.windows[0].t0_s) + " (t = 0)"
 				   : "each window from its first submission (t = 0)";
-	for (size_t n = 0; n < peak.size(); n++) {
-		auto it = sinfo_gpus.find(rs.node_names[n]);
-		if (it != sinfo_gpus.end())
-			peak[n] = std::max(peak[n], it->second);
-		peak[n] = std::clamp(peak[n], 1, kMaxGpusPerNode);
-	}
+	for (size_t n = 0; n < peak.size(); n++)
+		peak[n] = std::clamp(std::max(peak[n], cap[n]), 1, kMaxGpusPerNode);
 	rs.cluster = make_cluster(peak);
 	return rs;
 }
@@ -495,11 +475,12 @@ void write_report_svg(std::ostream &out, const std::vector<JobReport> &jobs,
 }
 
 void write_comparison_svg(std::ostream &out, const NamedWindow &base,
-			  const NamedWindow &mine,
+			  const std::string &name, const std::vector<JobReport> &jobs,
+			  const WindowStats &stats,
 			  const std::map<std::string, int> &sinfo_gpus)
 {
-	write_svg(out, { { &base.jobs, &base.stats }, { &mine.jobs, &mine.stats } },
-		  { base.name, mine.name }, sinfo_gpus);
+	write_svg(out, { { &base.jobs, &base.stats }, { &jobs, &stats } }, { base.name, name },
+		  sinfo_gpus);
 }
 
 } // namespace report

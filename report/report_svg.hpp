@@ -56,7 +56,8 @@ void write_report_svg(std::ostream &out, const std::vector<JobReport> &jobs,
 // Writes the whole document: the baseline's chart above this window's
 // (omru-report --baseline), the scatter plot of this window's jobs.
 void write_comparison_svg(std::ostream &out, const NamedWindow &base,
-			  const NamedWindow &mine,
+			  const std::string &name, const std::vector<JobReport> &jobs,
+			  const WindowStats &stats,
 			  const std::map<std::string, int> &sinfo_gpus);
 
 } // namespace report

@@ -6,6 +6,7 @@
 #include <ctime>
 #include <sstream>
 
+#include "model/decimal_text.hpp"
 #include "model/schedule.hpp" // format_number
 #include "sim/summary.hpp"    // json_string
 #include "text_table.hpp"
@@ -19,17 +20,7 @@ constexpr const char *kNone = "-";
 // v with at most `decimals` decimals, without trailing zeros; "-" for NaN.
 std::string fixed(double v, int decimals)
 {
-	if (std::isnan(v))
-		return kNone;
-	char buf[64];
-	std::snprintf(buf, sizeof(buf), "%.*f", decimals, v);
-	std::string s = buf;
-	if (s.find('.') != std::string::npos) {
-		s.erase(s.find_last_not_of('0') + 1);
-		if (s.back() == '.')
-			s.pop_back();
-	}
-	return s == "-0" ? "0" : s;
+	return std::isnan(v) ? kNone : decimal_text(v, decimals);
 }
 
 // "+14.5", "-3.2": which way the prediction was off shows at a glance.
@@ -89,12 +80,13 @@ std::string summary_json(const WindowStats &s)
 	return out.str();
 }
 
-} // namespace
-
+// mine / base; NaN when either is unknown or base is not > 0.
 double ratio(double mine, double base)
 {
 	return std::isfinite(mine) && std::isfinite(base) && base > 0 ? mine / base : NAN;
 }
+
+} // namespace
 
 void write_comparison(std::ostream &out, const NamedWindow &base,
 		      const std::string &name, const WindowStats &s)

@@ -37,9 +37,6 @@ void write_json(std::ostream &out, const std::vector<JobReport> &jobs,
 		const WindowStats &s, const NamedWindow *base = nullptr,
 		const std::string &name = "");
 
-// mine / base; NaN when either is unknown or base is not > 0.
-double ratio(double mine, double base);
-
 // The two windows side by side: jobs finished, makespan, mean JCT, GPU
 // utilization and allocated GPU-seconds of each, and this window's over
 // the baseline's.

@@ -47,7 +47,7 @@ mkdir -p "$out/obj"
 # needs another file fails to link naming the symbol: add the file here).
 core_files=(
   libomru/job_options.cpp libomru/spank_config.cpp libomru/c_api.cpp
-  libomru/model/admin_comment.cpp libomru/model/significant.cpp libomru/model/csv_table.cpp
+  libomru/model/admin_comment.cpp libomru/model/decimal_text.cpp libomru/model/csv_table.cpp
   libomru/model/measured_rows.cpp libomru/model/workload.cpp
   libomru/model/node_need.cpp
   libomru/controller/omru_conf.cpp libomru/controller/plan_state.cpp

@@ -35,6 +35,7 @@
 
 #include "gantt_slots.hpp"
 #include "model/cluster.hpp"
+#include "model/decimal_text.hpp"
 #include "svg_text.hpp"
 
 namespace omru {
@@ -248,19 +249,6 @@ std::string node_ranges(std::vector<int> nodes)
 	return out;
 }
 
-std::string trimmed(double v, int decimals)
-{
-	char buf[64];
-	std::snprintf(buf, sizeof(buf), "%.*f", decimals, v);
-	std::string s = buf;
-	if (s.find('.') != std::string::npos) {
-		s.erase(s.find_last_not_of('0') + 1);
-		if (s.back() == '.')
-			s.pop_back();
-	}
-	return s == "-0" ? "0" : s;
-}
-
 const std::string &job_id(const Workload &w, int job)
 {
 	static const std::string unknown = "?";
@@ -277,11 +265,11 @@ void put_tooltip(std::string &out, const Workload &w, const Segment &seg,
 	const int n = seg.gpus();
 	const std::string nodes = node_ranges(seg.nodes);
 	appendf(out, ": %s-%s s, %d GPU%s on node%s %s, %s epochs",
-		trimmed(seg.start_s, 1).c_str(), trimmed(seg.end_s, 1).c_str(),
+		decimal_text(seg.start_s, 1).c_str(), decimal_text(seg.end_s, 1).c_str(),
 		n, n == 1 ? "" : "s",
 		nodes.find_first_of(",-") == std::string::npos ? "" : "s",
 		nodes.empty() ? "(none)" : nodes.c_str(),
-		trimmed(seg.epochs, 3).c_str());
+		decimal_text(seg.epochs, 3).c_str());
 	if (overflow)
 		appendf(out, "; %d GPU%s on the overflow row (no free lane)",
 			overflow, overflow == 1 ? "" : "s");
@@ -430,7 +418,7 @@ void draw_time_axis(std::string &out, const Layout &L, double top,
 		appendf(grid, "M%s %sV%s", num(x).s, num(top).s, num(bottom).s);
 		appendf(marks, "M%s %sv4", num(x).s, num(bottom).s);
 		std::string text = i == 0 ? "0" :
-			trimmed(i * step, decimals) + u.suffix;
+			decimal_text(i * step, decimals) + u.suffix;
 		const double half = text_width(text.size(), kAxisFont) / 2;
 		const char *anchor = x + half > kWidth - 2 ? " text-anchor=\"end\"" : "";
 		appendf(labels, "<text x=\"%s\" y=\"%s\"%s>%s</text>\n",

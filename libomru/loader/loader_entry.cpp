@@ -1,7 +1,7 @@
 // loader_entry.cpp - see loader_entry.hpp.
 #include "loader/loader_entry.hpp"
 
-#include "model/significant.hpp"
+#include "model/decimal_text.hpp"
 
 #include <charconv>
 #include <cmath>

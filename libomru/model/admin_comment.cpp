@@ -1,7 +1,7 @@
 // admin_comment.cpp - see admin_comment.hpp.
 #include "model/admin_comment.hpp"
 #include "model/report_bounds.hpp"
-#include "model/significant.hpp"
+#include "model/decimal_text.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -1,11 +1,10 @@
 // measured_rows.cpp - see measured_rows.hpp.
 #include "model/measured_rows.hpp"
 #include "model/report_bounds.hpp"
-#include "model/significant.hpp"
+#include "model/decimal_text.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <map>
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "model/admin_comment.hpp"
-#include "model/significant.hpp"
+#include "model/decimal_text.hpp"
 #include "omru/omru_record.h"
 
 using namespace omru;

@@ -219,6 +219,7 @@ static int add_job(job_record_t *job_ptr, time_t now, snap_buffers_t *b)
 	j.submit_s = job_ptr->details ? job_ptr->details->submit_time : now;
 	j.time_limit_s = 60.0 * job_time_limit_min(job_ptr);
 	j.priority = job_own_priority(job_ptr); /* not the plan's band */
+	j.tier = job_ptr->part_ptr ? job_ptr->part_ptr->priority_tier : 0;
 	j.uid = job_ptr->user_id;
 	/* Rows its node sent; a requeued job's epochs_done. */
 	j.admin_comment = job_ptr->admin_comment;

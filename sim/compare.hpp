@@ -1,5 +1,6 @@
 // compare.hpp - `omru-sim compare`: several policies on one workload, one
-// table (and optionally one SVG with their Gantt charts stacked).
+// table, each policy job by job against a baseline policy (and optionally
+// one SVG with their Gantt charts stacked).
 #ifndef OMRU_SIM_COMPARE_HPP
 #define OMRU_SIM_COMPARE_HPP
 

@@ -22,7 +22,8 @@ const std::vector<OptionSpec> kPolicyOptions = {
 	{ "seed", true }, { "iterations", true }, { "population", true },
 	{ "objective", true }, { "fairness", true },
 	{ "no-resize", false }, { "grow-on-one-node", false },
-	{ "no-phase-aware", false },
+	{ "no-phase-aware", false }, { "no-bound", false },
+	{ "bound-slack", true }, { "bound-slack-s", true },
 };
 
 std::vector<OptionSpec> join(std::vector<OptionSpec> a,
@@ -210,6 +211,9 @@ PolicyOptions read_policy_options(const CliArgs &args)
 	o.omru_resize = !args.has("no-resize");
 	o.omru_grow_on_one_node = args.has("grow-on-one-node");
 	o.omru_phase_aware = !args.has("no-phase-aware");
+	o.omru_bound.on = !args.has("no-bound");
+	o.omru_bound.slack = args.number("bound-slack", o.omru_bound.slack, 0.0, 100.0);
+	o.omru_bound.slack_s = args.number("bound-slack-s", o.omru_bound.slack_s, 0.0, 1e9);
 	if (o.omru_fairness > 0 && o.omru_fairness < 1)
 		throw UsageError("--fairness " + *args.get("fairness") +
 				 ": expected 0 (off) or a factor >= 1");

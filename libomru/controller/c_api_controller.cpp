@@ -37,6 +37,9 @@ omru::controller::PlanSettings settings_of(const omru::controller::OmruConf &c)
 	omru::controller::PlanSettings s;
 	s.objective = c.objective;
 	s.fairness_factor = c.fairness_factor;
+	s.bound.on = c.reference_bound;
+	s.bound.slack = c.reference_slack;
+	s.bound.slack_s = c.reference_slack_s;
 	s.max_pending = static_cast<size_t>(c.max_pending_planned);
 	s.correction_margin = c.correction_margin;
 	s.spread_cost = c.spread_cost;
@@ -292,6 +295,7 @@ int omru_ctl_snapshot_job(omru_ctl_t *ctl, const omru_ctl_job_t *job, char *err,
 		j.start_s = job->start_s;
 		j.time_limit_s = job->time_limit_s;
 		j.priority = job->priority;
+		j.tier = job->tier;
 		j.uid = job->uid;
 		j.gpus = job->gpus;
 		j.max_nodes = job->max_nodes;
@@ -526,6 +530,10 @@ int omru_ctl_admin_comment(const omru_ctl_t *ctl, uint32_t job_id,
 			s += " cpus_per_gpu=" + std::to_string(cpus_per_gpu);
 		if (!d->profiling.empty())
 			s += " profiling=" + omru::format_count_list(d->profiling);
+		// What Slurm's own policy would have given it (its end from
+		// the state it was started in): the plan's promise, checkable.
+		if (d->ref_end_s >= 0)
+			s += " ref_end=" + iso_time(static_cast<time_t>(std::llround(d->ref_end_s)));
 		put(buf, len, s);
 		return s.size() < len ? OMRU_OK : OMRU_EINVAL;
 	});

@@ -423,6 +423,8 @@ void Controller::plan(const Snapshot &snap, double time_cap_ms)
 			d.start_s = s.start_s;
 			d.runtime_s = p.end_s() - s.start_s;
 		}
+		if (!pj.running && j < plan.ref_end_s.size() && std::isfinite(plan.ref_end_s[j]))
+			d.ref_end_s = plan.ref_end_s[j];
 		out.emplace(b.job_ids[j], std::move(d));
 	}
 	// Where each prediction comes from, and who should profile.

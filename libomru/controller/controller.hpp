@@ -37,6 +37,9 @@ struct Decision {
 	std::vector<std::pair<int, int>> where; // Start: node index, GPUs
 	double start_s = 0;
 	double runtime_s = 0; // predicted, at `gpus`
+	// Pending jobs: when Slurm's own policy would end it from this plan's
+	// state (planner/reference.hpp, the bound the plan keeps); < 0: none.
+	double ref_end_s = -1;
 	bool moldable = false;
 	ProfileSource profile = ProfileSource::Default;
 	// Start of an OMRU job whose model its user's profiles do not know

@@ -162,6 +162,18 @@ const std::vector<Key> &keys()
 			  c.fairness_factor = d;
 			  return "";
 		  } },
+		{ "ReferenceBound",
+		  [](std::string_view v, size_t, OmruConf &c, Seen &) -> std::string {
+			  return parse_bool(v, c.reference_bound) ? "" : "must be yes or no";
+		  } },
+		{ "ReferenceSlack",
+		  [](std::string_view v, size_t, OmruConf &c, Seen &) {
+			  return number_in(v, 0, 10, c.reference_slack, "a fraction");
+		  } },
+		{ "ReferenceSlackSeconds",
+		  [](std::string_view v, size_t, OmruConf &c, Seen &) {
+			  return number_in(v, 0, 86400, c.reference_slack_s, "seconds");
+		  } },
 		{ "ProfileFile",
 		  [](std::string_view v, size_t line, OmruConf &c, Seen &s) -> std::string {
 			  std::string p;
@@ -419,6 +431,9 @@ std::string format_omru_conf(const OmruConf &c)
 	std::string s = "Objective=";
 	s += c.objective == planner::Objective::Makespan ? "makespan" : "jct";
 	s += " FairnessFactor=" + fmt(c.fairness_factor);
+	s += std::string(" ReferenceBound=") + (c.reference_bound ? "yes" : "no");
+	s += " ReferenceSlack=" + fmt(c.reference_slack);
+	s += " ReferenceSlackSeconds=" + fmt(c.reference_slack_s);
 	if (c.profile_files.empty())
 		s += " ProfileFile=(none)";
 	for (const std::string &p : c.profile_files)

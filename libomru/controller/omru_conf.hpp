@@ -20,6 +20,9 @@ namespace controller {
 struct OmruConf {
 	planner::Objective objective = planner::Objective::Makespan; // Objective=
 	double fairness_factor = 0;             // FairnessFactor=: 0 = off, else 1..1000
+	bool reference_bound = true;            // ReferenceBound=: keep Slurm's own policy's ends
+	double reference_slack = 0.05;          // ReferenceSlack=, 0..10
+	double reference_slack_s = 60;          // ReferenceSlackSeconds=, 0..86400
 	std::vector<std::string> profile_files; // ProfileFile=, in the file's order
 	std::string state_dir;                  // StateDir=; "" = StateSaveLocation/omru
 	double plan_interval_min_s = 1;         // PlanIntervalMin=, 0..3600

@@ -549,6 +549,10 @@ void Builder::add_pending(const JobSnap &j)
 	bool all = static_cast<int>(j.eligible.size()) == nodes_;
 	pj.node_set = all ? -1 : node_set(j.eligible);
 	pj.need = j.need;
+	// Slurm's own policy: at the count it asked, by Slurm's priority
+	// (its partition's PriorityTier above its own factors).
+	pj.asked_gpus = std::max(1, j.gpus);
+	pj.priority = j.tier * 4294967296.0 + j.priority;
 	push(std::move(pj), j, m);
 }
 
@@ -565,6 +569,7 @@ BuiltInput Builder::build()
 	in.gpus_per_node = gpn_;
 	in.objective = settings_.objective;
 	in.fairness_factor = settings_.fairness_factor;
+	in.bound = settings_.bound;
 	// GPU reuse grows elastic jobs, running or not started yet (the
 	// plan's counts at the start count on it); without any it only costs.
 	in.reuse = false;
@@ -621,6 +626,8 @@ BuiltInput Builder::build()
 	if (pending.size() > settings_.max_pending) {
 		std::stable_sort(pending.begin(), pending.end(),
 				 [&](const JobSnap *a, const JobSnap *b) {
+					 if (a->tier != b->tier)
+						 return a->tier > b->tier;
 					 if (a->priority != b->priority)
 						 return a->priority > b->priority;
 					 return by_submit(a, b);

@@ -55,10 +55,22 @@ constexpr double kDefaultRuntimeS = 3600;
 enum class ProfileSource { Measured, Site, Estimated, Default };
 const char *profile_source_name(ProfileSource s);
 
+// The reference bound as omru.conf has it by default: on.
+inline planner::ReferenceBound on_bound()
+{
+	planner::ReferenceBound b;
+	b.on = true;
+	return b;
+}
+
 struct PlanSettings {
 	planner::Objective objective = planner::Objective::Makespan;
 	double fairness_factor = 0;
 	size_t max_pending = 5000; // pending jobs planned, by priority
+	// ReferenceBound=, ReferenceSlack=, ReferenceSlackSeconds=: no pending
+	// job planned to end later than Slurm's own policy would end it
+	// (planner/reference.hpp), beyond the slack.
+	planner::ReferenceBound bound = on_bound();
 	// A finished job whose real epoch time is off the prediction by more
 	// than this fraction corrects its model's curve (omru.conf); and no
 	// pending job is given a count whose runtime, this much longer, would

@@ -40,7 +40,11 @@ struct JobSnap {
 	double submit_s = 0;
 	double start_s = 0;      // running jobs
 	double time_limit_s = 0; // 0: no limit
-	uint32_t priority = 0;   // Slurm's; orders jobs beyond MaxPendingPlanned
+	// Slurm's own priority (not the plan's band; multifactor's factors or
+	// basic's submission order): the reference's order, and the cut beyond
+	// MaxPendingPlanned.
+	uint32_t priority = 0;
+	uint16_t tier = 0;       // its partition's PriorityTier, above priority
 	uint32_t uid = 0;        // whose profiles price it (profile_books.hpp)
 	// --omru-profile: 0 auto, 1 off, 2 force (omru_profile_mode_t).
 	int profile_mode = 0;

@@ -67,6 +67,14 @@ double CsvRow::nonnegative_double(size_t col) const
 	return v;
 }
 
+double CsvRow::finite_double(size_t col) const
+{
+	double v;
+	if (!to_double(field(col), v))
+		fail(col, quoted(field(col)) + " is not a finite number");
+	return v;
+}
+
 int CsvRow::positive_int(size_t col, int max) const
 {
 	std::string_view s = field(col);

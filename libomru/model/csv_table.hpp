@@ -35,6 +35,7 @@ class CsvRow {
 	// Typed readers: the value, or an InputError naming the column.
 	double positive_double(size_t col) const;
 	double nonnegative_double(size_t col) const;
+	double finite_double(size_t col) const; // any sign
 	int positive_int(size_t col, int max) const;
 
 	struct Source {

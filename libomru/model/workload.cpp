@@ -65,6 +65,16 @@ bool valid_name(std::string_view s)
 	       });
 }
 
+// The field of a name column (user, account), checked by valid_name.
+std::string_view name(const CsvRow &r, size_t col, const char *what)
+{
+	std::string_view s = r.field(col);
+	if (!valid_name(s))
+		r.fail(col, std::string(what) + " wants a name of letters, digits, "
+				"'_', '-' or '.', not '" + std::string(s) + "'");
+	return s;
+}
+
 double bounded(const CsvRow &r, size_t col, double max, const char *what)
 {
 	double v = r.nonnegative_double(col);
@@ -144,7 +154,9 @@ Workload workload_from_csv(const CsvTable &csv, const ProfileTable &profiles)
 			      c_mpc = csv.optional("mem_per_cpu_mb"),
 			      c_mpg = csv.optional("mem_per_gpu_mb"),
 			      c_excl = csv.optional("exclusive"),
-			      c_lic = csv.optional("license");
+			      c_lic = csv.optional("license"),
+			      c_prio = csv.optional("priority"),
+			      c_account = csv.optional("account");
 	auto given = [](const CsvRow &r, std::optional<size_t> c) {
 		return c && r.has(*c) && !r.field(*c).empty();
 	};
@@ -189,13 +201,12 @@ Workload workload_from_csv(const CsvTable &csv, const ProfileTable &profiles)
 		}
 		if (c_late && !r.field(*c_late).empty())
 			j.late_after_epochs = r.nonnegative_double(*c_late);
-		if (given(r, c_user)) {
-			if (!valid_name(r.field(*c_user)))
-				r.fail(*c_user, "user wants a name of letters, digits, "
-						"'_', '-' or '.', not '" +
-							std::string(r.field(*c_user)) + "'");
-			j.user = intern(w.users, r.field(*c_user));
-		}
+		if (given(r, c_user))
+			j.user = intern(w.users, name(r, *c_user, "user"));
+		if (given(r, c_account))
+			j.account = intern(w.accounts, name(r, *c_account, "account"));
+		if (given(r, c_prio))
+			j.priority = r.finite_double(*c_prio);
 		if (given(r, c_nodes))
 			j.node_list = node_list(r, *c_nodes);
 		if (given(r, c_cpg))

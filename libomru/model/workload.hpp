@@ -34,14 +34,19 @@ struct Job {
 	NodeNeed need;              // CPUs and memory per node
 	int license = -1;           // index into Workload::licenses; -1 none
 	int license_count = 0;      // how many of it the job holds
+	// Slurm's job priority (column priority): under Slurm's own policy a
+	// higher one runs first, ties in submission order (priority/basic).
+	double priority = 0;
+	int account = -1; // index into Workload::accounts; -1 none
 	size_t line = 0;  // line in the workload file, for messages
 };
 
 struct Workload {
 	std::string name; // file it came from
 	std::vector<Job> jobs;
-	// Names behind Job::user and Job::license, in order of first use.
-	std::vector<std::string> users, licenses;
+	// Names behind Job::user, Job::license and Job::account, in order of
+	// first use.
+	std::vector<std::string> users, licenses, accounts;
 	// Per user: the most GPUs its running jobs may hold at once (a QOS's
 	// MaxTRESPerUser=gres/gpu), -1 no limit; per license: how many the
 	// site has (slurm.conf Licenses=).  Set by set_site_limits.
@@ -58,9 +63,10 @@ struct Workload {
 
 // Reads job_id,submit_s,model,epochs,gpus[,gpus_min,gpus_max][,elastic]
 // [,late_after] (elastic: 1 or 0, default 1; late_after: epochs >= 0,
-// empty for no phase signal) and the site-limit columns user, node_list,
-// cpus_per_gpu, mem_mb, mem_per_cpu_mb, mem_per_gpu_mb, exclusive,
-// license.  InputError on a malformed row, a duplicate job_id, a model the
+// empty for no phase signal), priority (a finite number, default 0),
+// account (a name, default none) and the site-limit columns user,
+// node_list, cpus_per_gpu, mem_mb, mem_per_cpu_mb, mem_per_gpu_mb,
+// exclusive, license.  InputError on a malformed row, a duplicate job_id, a model the
 // profiles do not have, or gpus outside [gpus_min, gpus_max].
 Workload workload_from_csv(const CsvTable &csv, const ProfileTable &profiles);
 

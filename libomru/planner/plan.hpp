@@ -103,6 +103,27 @@ struct PlanJob {
 	// How it interferes (PlanInput::slowdown): an index into it, -1 for a
 	// job the plan does not price (it neither slows nor is slowed).
 	int kind = -1;
+	// Pending: the GPU count its user asked (--gpus), what Slurm's own
+	// policy runs it at (planner/reference.hpp); 0: none asked, the job
+	// has no reference bound.
+	int asked_gpus = 0;
+	// Slurm's priority without the plan's own part (multifactor's factors,
+	// partition PriorityTier above them; priority/basic: submission
+	// order): higher first in the reference, ties by submit_s.
+	double priority = 0;
+};
+
+// The promise the plan keeps to every pending job (doc/omru-planner.md,
+// "The reference bound"): it ends no later than Slurm's own policy would
+// end it from the same state (its reference, planner/reference.hpp), its
+// completion time from submission stretched by `slack` plus `slack_s`.
+struct ReferenceBound {
+	bool on = false;
+	double slack = 0.05;
+	double slack_s = 60;
+	// Jobs the reference covers, by priority (Slurm's backfill tests
+	// bf_max_job_test jobs, 500 by default); the rest have no bound.
+	int max_jobs = 500;
 };
 
 struct PlanInput {
@@ -162,6 +183,12 @@ struct PlanInput {
 	// to the matrix, and keeps that plan only where it is clearly better
 	// (pack_gpus may keep large nodes whole).
 	bool place_apart = true;
+	// Keep the reference bound (ReferenceBound).
+	ReferenceBound bound;
+	// Per job: the latest end the bound allows (absolute time; infinity:
+	// none).  make_plan fills it from the reference when bound.on; empty:
+	// no job is bound.
+	std::vector<double> deadline_s;
 
 	int capacity(int node) const
 	{
@@ -234,6 +261,16 @@ struct Plan {
 	double makespan_s = 0;        // latest planned end (absolute time)
 	double mean_jct_s = 0;        // planned, over the input's jobs
 	int unplaced = 0;             // jobs the plan could not place
+	// Pending jobs planned to end after their deadline (PlanInput::
+	// deadline_s); make_plan returns the reference itself rather than a
+	// plan with any.
+	int late = 0;
+	// The plan is Slurm's own policy's (the reference): no plan the search
+	// found kept every job's bound.
+	bool is_reference = false;
+	// Per job (PlanInput::jobs): when Slurm's own policy would start and
+	// end it (infinity: it has no reference); empty without the bound.
+	std::vector<double> ref_start_s, ref_end_s;
 	PlanChoice choice;
 	int candidates = 0;           // plans simulated to find this one
 	bool incremental = false;     // PlanSearch::max_simulations applied

@@ -1164,6 +1164,10 @@ void PlanRun::finish(int job)
 	pool_add(job, s.gpus, -1);
 	out_.makespan_s = std::max(out_.makespan_s, s.end_s);
 	out_.sum_jct_s += s.end_s - in_.jobs[job].submit_s;
+	if (!in_.deadline_s.empty() && clearly_less(in_.deadline_s[job], s.end_s)) {
+		out_.late++;
+		out_.late_s += s.end_s - in_.deadline_s[job];
+	}
 }
 
 Outcome PlanRun::run(double give_up_after)

@@ -44,6 +44,10 @@ struct Outcome {
 	double makespan_s = 0;
 	double sum_jct_s = 0;
 	int unplaced = 0;
+	// Pending jobs ending after their deadline (PlanInput::deadline_s),
+	// and by how much in all.
+	int late = 0;
+	double late_s = 0;
 	// Stopped early (simulate_plan's give_up_after): the other numbers
 	// are partial and the plan loses to the one that set the limit.
 	bool gave_up = false;

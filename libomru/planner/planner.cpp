@@ -23,6 +23,7 @@
 #include <tuple>
 
 #include "planner/plan_simulation.hpp"
+#include "planner/reference.hpp"
 #include "planner/shrink_to_admit.hpp"
 #include "profile/colocation_table.hpp" // kMaxSlowdown
 
@@ -153,14 +154,19 @@ std::vector<int> queue_order(const std::vector<PendingJob> &pending,
 	return order;
 }
 
-// Fewer unplaced jobs, then (mean JCT) a makespan within `cap`, then the
-// objective, then the other one.
+// Fewer unplaced jobs, then fewer jobs past their reference bound (and
+// by less), then (mean JCT) a makespan within `cap`, then the objective,
+// then the other one.
 bool better(const Outcome &a, const Outcome &b, Objective obj, double cap)
 {
 	if (a.gave_up || b.gave_up)
 		return !a.gave_up;
 	if (a.unplaced != b.unplaced)
 		return a.unplaced < b.unplaced;
+	if (a.late != b.late)
+		return a.late < b.late;
+	if (clearly_less(a.late_s, b.late_s) || clearly_less(b.late_s, a.late_s))
+		return a.late_s < b.late_s;
 	if (obj == Objective::MeanJct) {
 		bool a_ok = a.makespan_s <= cap, b_ok = b.makespan_s <= cap;
 		if (a_ok != b_ok)
@@ -216,6 +222,49 @@ Candidate enforce_fairness(const PlanInput &in, Candidate c)
 	}
 }
 
+// Rounds of enforce_bound before make_plan falls back to the reference.
+constexpr int kBoundRounds = 8;
+
+// The reference bound, repaired: pending jobs the plan ends after their
+// deadline move to the front of the queue, in Slurm's priority order, at
+// the count they asked (where it is usable), until none is late or
+// kBoundRounds rounds promoted all they could.  A promoted job starts as
+// soon as list scheduling lets it, as under backfill; what is still late
+// after that makes make_plan fall back to the reference itself.
+Candidate enforce_bound(const PlanInput &in, const std::vector<PendingJob> &pending,
+			Candidate c)
+{
+	std::vector<int> pending_of(in.jobs.size(), -1);
+	for (size_t k = 0; k < pending.size(); k++)
+		pending_of[pending[k].job] = static_cast<int>(k);
+	const std::vector<int> by_priority = priority_order(in);
+	std::vector<bool> promoted(in.jobs.size(), false);
+	for (int round = 0; round < kBoundRounds; round++) {
+		Outcome o = simulate_plan(in, c, true);
+		if (o.late == 0)
+			return c;
+		bool more = false;
+		for (int job : c.order)
+			if (!promoted[job] && clearly_less(in.deadline_s[job], o.jobs[job].end_s())) {
+				promoted[job] = more = true;
+				int asked = asked_option(in, job);
+				if (asked >= 0 && pending[pending_of[job]].usable(asked))
+					c.option[job] = asked;
+			}
+		if (!more)
+			return c;
+		std::vector<int> order;
+		for (int job : by_priority)
+			if (promoted[job] && pending_of[job] >= 0 &&
+			    std::find(c.order.begin(), c.order.end(), job) != c.order.end())
+				order.push_back(job);
+		for (int job : c.order)
+			if (!promoted[job])
+				order.push_back(job);
+		c.order = std::move(order);
+	}
+	return c;
+}
 
 // The candidate for a choice: the budget's allotment, the counts local
 // search moved, the choice's queue order.
@@ -247,11 +296,13 @@ double jct_cap(const PlanInput &in, const std::vector<std::pair<size_t, Outcome>
 	double cap = std::numeric_limits<double>::infinity();
 	if (in.objective != Objective::MeanJct || done.empty())
 		return cap;
-	int unplaced = std::numeric_limits<int>::max();
+	// The least (unplaced, late) first: a plan that breaks a job's bound
+	// must not set the cap for those that keep every bound.
+	std::pair<int, int> least{ std::numeric_limits<int>::max(), 0 };
 	for (const auto &d : done) // none gave up: no limits for JCT
-		unplaced = std::min(unplaced, d.second.unplaced);
+		least = std::min(least, std::make_pair(d.second.unplaced, d.second.late));
 	for (const auto &d : done)
-		if (d.second.unplaced == unplaced)
+		if (std::make_pair(d.second.unplaced, d.second.late) == least)
 			cap = std::min(cap, d.second.makespan_s);
 	return in.now_s + (cap - in.now_s) * (1 + kJctMakespanSlack);
 }
@@ -265,7 +316,8 @@ double give_up_after(const PlanInput &in, const std::vector<PendingJob> &pending
 		     const Candidate &c, const Outcome *best)
 {
 	const double never = std::numeric_limits<double>::infinity();
-	if (!best || in.objective != Objective::Makespan)
+	// A best plan that breaks a bound may lose to a longer one that keeps it.
+	if (!best || in.objective != Objective::Makespan || best->late > 0)
 		return never;
 	int left_out = static_cast<int>(pending.size() - c.order.size());
 	return left_out >= best->unplaced ? best->makespan_s : never;
@@ -489,6 +541,12 @@ void check_plan_input(const PlanInput &in)
 		bad("the restart overhead must be a finite number >= 0");
 	if (in.fairness_factor != 0 && !(in.fairness_factor >= 1))
 		bad("the fairness factor must be 0 (off) or >= 1");
+	if (!(in.bound.slack >= 0) || !std::isfinite(in.bound.slack) ||
+	    !(in.bound.slack_s >= 0) || !std::isfinite(in.bound.slack_s) ||
+	    in.bound.max_jobs < 0)
+		bad("the reference bound's slacks must be finite and >= 0");
+	if (!in.deadline_s.empty() && in.deadline_s.size() != in.jobs.size())
+		bad("deadlines need one entry per job (or none)");
 	for (size_t c = 0; c < in.curves.size(); c++) {
 		const SpeedCurve &cv = in.curves[c];
 		if (cv.gpus.size() != cv.epoch_s.size())
@@ -698,6 +756,8 @@ Plan plan_once(const PlanInput &in, const PlanChoice &keep,
 					     best);
 	if (in.fairness_factor > 0 && !pending.empty())
 		best_c = enforce_fairness(in, std::move(best_c));
+	if (!in.deadline_s.empty() && best.late > 0)
+		best_c = enforce_bound(in, pending, std::move(best_c));
 
 	const bool kept = keep.valid && pick == 0 && best_c.option == keep_c.option &&
 			  best_c.order == keep_c.order;
@@ -708,6 +768,7 @@ Plan plan_once(const PlanInput &in, const PlanChoice &keep,
 	plan.makespan_s = rec.makespan_s;
 	plan.mean_jct_s = in.jobs.empty() ? 0 : rec.sum_jct_s / in.jobs.size();
 	plan.unplaced = rec.unplaced;
+	plan.late = rec.late;
 	plan.choice = best_choice;
 	plan.candidates = simulated;
 	plan.incremental = incremental;
@@ -731,21 +792,23 @@ Plan plan_and_shrink(const PlanInput &in, const PlanChoice &keep,
 	});
 }
 
-// Fewer unplaced jobs, then clearly less of the objective.
+// Fewer unplaced jobs, then fewer late ones, then clearly less of the
+// objective.
 bool clearly_better(const Plan &a, const Plan &b, Objective obj)
 {
 	if (a.unplaced != b.unplaced)
 		return a.unplaced < b.unplaced;
+	if (a.late != b.late)
+		return a.late < b.late;
 	return obj == Objective::Makespan ? clearly_less(a.makespan_s, b.makespan_s)
 					  : clearly_less(a.mean_jct_s, b.mean_jct_s);
 }
 
-} // namespace
-
-Plan make_plan(const PlanInput &in, const PlanChoice &keep,
-	       const PlanSearch &search)
+// The search: the plan placed apart from interference, or the one placed
+// as pack_gpus places it where that is clearly better.
+Plan search_plan(const PlanInput &in, const PlanChoice &keep,
+		 const PlanSearch &search)
 {
-	check_plan_input(in);
 	Plan apart = plan_and_shrink(in, keep, search);
 	if (in.slowdown.empty() || !in.place_apart)
 		return apart;
@@ -763,6 +826,44 @@ Plan make_plan(const PlanInput &in, const PlanChoice &keep,
 	packed_in.place_apart = false;
 	Plan packed = plan_and_shrink(packed_in, blind_choice, search);
 	return clearly_better(packed, apart, in.objective) ? packed : apart;
+}
+
+// Pending jobs the bound covers (a finite deadline) that `plan` ends
+// after their deadline or never places.
+int broken_bounds(const PlanInput &in, const Plan &plan)
+{
+	int broken = 0;
+	for (size_t j = 0; j < in.jobs.size(); j++)
+		broken += !in.jobs[j].running && std::isfinite(in.deadline_s[j]) &&
+			  clearly_less(in.deadline_s[j], plan.jobs[j].end_s());
+	return broken;
+}
+
+} // namespace
+
+Plan make_plan(const PlanInput &in, const PlanChoice &keep,
+	       const PlanSearch &search)
+{
+	check_plan_input(in);
+	if (!in.bound.on)
+		return search_plan(in, keep, search);
+	// The reference bound as one layer around the search: the reference
+	// from this state, each pending job's deadline from it, the search
+	// within them, and the reference itself where the search broke one.
+	const Reference ref = backfill_reference(in);
+	PlanInput bounded = in;
+	bounded.deadline_s = reference_deadlines(in, ref);
+	Plan plan = search_plan(bounded, keep, search);
+	if (broken_bounds(bounded, plan) > 0) {
+		PlanChoice choice = plan.choice;
+		int candidates = plan.candidates;
+		plan = reference_plan(in, ref);
+		plan.choice = choice;
+		plan.candidates = candidates;
+	}
+	plan.ref_start_s = ref.start_s;
+	plan.ref_end_s = ref.end_s;
+	return plan;
 }
 
 } // namespace planner

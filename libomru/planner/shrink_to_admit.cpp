@@ -165,7 +165,8 @@ Plan shrink_to_admit(const PlanInput &in, Plan base,
 	Plan best_plan;
 	for (size_t k = 0; k < all.size(); k++) {
 		Plan p = plan(shrunk(in, all[k]));
-		if (p.unplaced > base.unplaced || !(measure(in, p) < need))
+		if (p.unplaced > base.unplaced || p.late > base.late ||
+		    !(measure(in, p) < need))
 			continue;
 		if (best < 0 || measure(in, p) < measure(in, best_plan)) {
 			best = static_cast<int>(k);

@@ -36,6 +36,17 @@ struct PolicyOptions {
 	// when it places jobs (profile/interference_model.hpp); null: blind
 	// to it.  omru-sim sets it from --colocation (the run's truth too).
 	std::shared_ptr<const InterferenceModel> omru_interference;
+	// omru: the reference bound (planner/reference.hpp): no pending job
+	// planned to end later than Slurm's own policy would end it, beyond
+	// the slack.  On by default, as select/omru's ReferenceBound=yes.
+	planner::ReferenceBound omru_bound = bound_on();
+
+	static planner::ReferenceBound bound_on()
+	{
+		planner::ReferenceBound b;
+		b.on = true;
+		return b;
+	}
 };
 
 class Policy {

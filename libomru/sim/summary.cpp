@@ -7,12 +7,22 @@
 
 namespace omru {
 
-static double nearest_rank(const std::vector<double> &sorted, double pct)
+double nearest_rank(const std::vector<double> &sorted, double pct)
 {
 	if (sorted.empty())
 		return 0;
 	size_t rank = static_cast<size_t>(std::ceil(pct / 100.0 * sorted.size()));
 	return sorted[std::clamp<size_t>(rank, 1, sorted.size()) - 1];
+}
+
+std::vector<double> job_jct_s(const Workload &w, const Schedule &s)
+{
+	std::vector<double> end(w.jobs.size(), 0);
+	for (const Segment &g : s)
+		end[g.job] = std::max(end[g.job], g.end_s);
+	for (size_t i = 0; i < end.size(); i++)
+		end[i] -= w.jobs[i].submit_s;
+	return end;
 }
 
 Summary summarize(const std::string &policy, const Cluster &c,
@@ -26,20 +36,17 @@ Summary summarize(const std::string &policy, const Cluster &c,
 	r.lower_bound_s = makespan_lower_bound(c, p, w);
 	if (w.jobs.empty())
 		return r;
-	std::vector<double> end(w.jobs.size(), 0), held(w.jobs.size(), 0);
+	std::vector<double> held(w.jobs.size(), 0);
 	double busy = 0, last = 0;
 	for (const Segment &g : s) {
-		end[g.job] = std::max(end[g.job], g.end_s);
 		held[g.job] += g.duration_s();
 		busy += g.gpus() * g.duration_s();
 		last = std::max(last, g.end_s);
 	}
-	std::vector<double> jct;
+	std::vector<double> jct = job_jct_s(w, s);
 	double queue = 0;
-	for (size_t i = 0; i < w.jobs.size(); i++) {
-		jct.push_back(end[i] - w.jobs[i].submit_s);
-		queue += jct.back() - held[i];
-	}
+	for (size_t i = 0; i < w.jobs.size(); i++)
+		queue += jct[i] - held[i];
 	r.makespan_s = last - w.jobs.front().submit_s;
 	double sum = 0;
 	for (double v : jct)

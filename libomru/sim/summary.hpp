@@ -4,6 +4,7 @@
 #define OMRU_SIM_SUMMARY_HPP
 
 #include <string>
+#include <vector>
 
 #include "model/schedule.hpp"
 #include "sim/lower_bound.hpp"
@@ -26,6 +27,14 @@ struct Summary {
 Summary summarize(const std::string &policy, const Cluster &c,
 		  const ProfileTable &p, const Workload &w, const Schedule &s,
 		  double plan_ms);
+
+// Per job, in Workload::jobs order: its completion time, the end of its
+// last segment minus its submit_s (what every JCT number here means).
+std::vector<double> job_jct_s(const Workload &w, const Schedule &s);
+
+// The nearest-rank percentile `pct` (0..100] of ascending `sorted`; 0 when
+// it is empty.
+double nearest_rank(const std::vector<double> &sorted, double pct);
 
 // A JSON string literal for v (quotes, backslashes, control characters
 // escaped).

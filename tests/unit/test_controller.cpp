@@ -729,6 +729,8 @@ START_TEST(test_c_api_plans_and_answers)
 	std::string s = line;
 	ck_assert(s.rfind("omru: gpus=2 nodes=n1 planned_start=", 0) == 0);
 	ck_assert(s.find(" predicted_s=600 profile=default model=resnet epochs=90 range=1-4") != std::string::npos);
+	// What backfill would have given it, from the plan that started it.
+	ck_assert(s.find(" ref_end=") != std::string::npos);
 	// A snapshot being filled changes nothing until its plan.
 	ck_assert_int_eq(omru_ctl_snapshot_begin(c, 101, 2), OMRU_OK);
 	j.job_id = 44;

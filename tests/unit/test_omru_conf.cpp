@@ -215,7 +215,8 @@ START_TEST(test_unknown_key_lists_the_known_ones)
 {
 	ck_assert_string_eq(error_of("\nObjectiv=jct\n"),
 			    "omru.conf:2: unknown key 'Objectiv' (known: Objective, "
-			    "FairnessFactor, ProfileFile, StateDir, PlanIntervalMin, "
+			    "FairnessFactor, ReferenceBound, ReferenceSlack, ReferenceSlackSeconds, "
+			    "ProfileFile, StateDir, PlanIntervalMin, "
 			    "PlanIntervalMax, PlanTimeMax, CorrectionMargin, SpreadCost, "
 			    "CpusPerGpu, MaxJobGpus, LoaderCpus, "
 			    "PlanRigidJobs, "
@@ -262,7 +263,8 @@ START_TEST(test_include_is_an_unknown_key)
 {
 	ck_assert_string_eq(error_of("Include=/etc/slurm/omru-more.conf"),
 			    "omru.conf:1: unknown key 'Include' (known: Objective, "
-			    "FairnessFactor, ProfileFile, StateDir, PlanIntervalMin, "
+			    "FairnessFactor, ReferenceBound, ReferenceSlack, ReferenceSlackSeconds, "
+			    "ProfileFile, StateDir, PlanIntervalMin, "
 			    "PlanIntervalMax, PlanTimeMax, CorrectionMargin, SpreadCost, "
 			    "CpusPerGpu, MaxJobGpus, LoaderCpus, "
 			    "PlanRigidJobs, "
@@ -343,6 +345,21 @@ START_TEST(test_fairness_factor_above_1000_is_an_error)
 	ck_assert_string_eq(error_of("FairnessFactor=1000.5"),
 			    "omru.conf:1: FairnessFactor=1000.5: must be 0 (off) or a "
 			    "number from 1 to 1000");
+}
+END_TEST
+
+START_TEST(test_reference_bound_keys_are_checked)
+{
+	ck_assert_string_eq(error_of("ReferenceBound=maybe"),
+			    "omru.conf:1: ReferenceBound=maybe: must be yes or no");
+	ck_assert(error_of("ReferenceSlack=-0.1").find("ReferenceSlack=-0.1") !=
+		  std::string::npos);
+	ck_assert(error_of("ReferenceSlackSeconds=90000").find("ReferenceSlackSeconds=90000") !=
+		  std::string::npos);
+	OmruConf c = parsed("ReferenceBound=no\nReferenceSlack=0\nReferenceSlackSeconds=0\n");
+	ck_assert(!c.reference_bound);
+	ck_assert_double_eq(c.reference_slack, 0);
+	ck_assert_double_eq(c.reference_slack_s, 0);
 }
 END_TEST
 
@@ -538,7 +555,8 @@ END_TEST
 START_TEST(test_format_writes_every_key_at_its_default)
 {
 	ck_assert_string_eq(format_omru_conf(OmruConf{}),
-			    "Objective=makespan FairnessFactor=0 ProfileFile=(none) "
+			    "Objective=makespan FairnessFactor=0 ReferenceBound=yes "
+			    "ReferenceSlack=0.05 ReferenceSlackSeconds=60 ProfileFile=(none) "
 			    "StateDir=(default) PlanIntervalMin=1 PlanIntervalMax=30 "
 			    "PlanTimeMax=200 CpusPerGpu=0 MaxJobGpus=0 LoaderCpus=no PlanRigidJobs=yes "
 			    "MaxPendingPlanned=5000 LogPlans=no CorrectionMargin=0.25 "
@@ -553,6 +571,7 @@ END_TEST
 START_TEST(test_format_writes_the_values_read)
 {
 	OmruConf c = parsed("Objective=jct\nFairnessFactor=2.25\n"
+			    "ReferenceBound=no\nReferenceSlack=0.2\nReferenceSlackSeconds=30\n"
 			    "ProfileFile=/a.csv\nProfileFile=/b.csv\n"
 			    "StateDir=/var/omru\nPlanIntervalMin=0.1\n"
 			    "PlanIntervalMax=86400\nPlanTimeMax=12345.678\nCpusPerGpu=4\n"
@@ -564,7 +583,8 @@ START_TEST(test_format_writes_the_values_read)
 			    "ColocationFile=/etc/slurm/pairs.csv\n"
 			    "ColocationSignals=/etc/slurm/signals.csv\n");
 	ck_assert_string_eq(format_omru_conf(c),
-			    "Objective=jct FairnessFactor=2.25 ProfileFile=/a.csv "
+			    "Objective=jct FairnessFactor=2.25 ReferenceBound=no ReferenceSlack=0.2 "
+			    "ReferenceSlackSeconds=30 ProfileFile=/a.csv "
 			    "ProfileFile=/b.csv StateDir=/var/omru PlanIntervalMin=0.1 "
 			    "PlanIntervalMax=86400 PlanTimeMax=12345.678 CpusPerGpu=4 "
 			    "MaxJobGpus=16 LoaderCpus=yes PlanRigidJobs=no MaxPendingPlanned=1000000 LogPlans=yes "
@@ -609,6 +629,7 @@ int main(void)
 	tcase_add_test(refused, test_bad_objective_is_an_error);
 	tcase_add_test(refused, test_fairness_factor_between_0_and_1_is_an_error);
 	tcase_add_test(refused, test_fairness_factor_above_1000_is_an_error);
+	tcase_add_test(refused, test_reference_bound_keys_are_checked);
 	tcase_add_test(refused, test_numbers_must_be_plain_decimals);
 	tcase_add_test(refused, test_plan_interval_min_out_of_range_is_an_error);
 	tcase_add_test(refused, test_plan_interval_max_out_of_range_is_an_error);

@@ -188,6 +188,48 @@ START_TEST(test_workload_elastic_column_defaults_to_elastic)
 }
 END_TEST
 
+START_TEST(test_workload_priority_and_account_columns)
+{
+	Workload w = workload_from_csv(
+		CsvTable::parse("w.csv", "job_id,submit_s,model,epochs,gpus,priority,account\n"
+					 "a,0,m,1,1,10,phys\nb,0,m,1,1,-2.5,chem\n"
+					 "c,0,m,1,1,,phys\nd,0,m,1,1,1e3,\n"),
+		profiles());
+	ck_assert_double_eq(w.jobs[0].priority, 10);
+	ck_assert_double_eq(w.jobs[1].priority, -2.5); // any finite number
+	ck_assert_double_eq(w.jobs[2].priority, 0);    // empty: the default
+	ck_assert_double_eq(w.jobs[3].priority, 1000);
+	ck_assert_int_eq(w.accounts.size(), 2); // in order of first use
+	ck_assert_string_eq(w.accounts[0], "phys");
+	ck_assert_string_eq(w.accounts[1], "chem");
+	ck_assert_int_eq(w.jobs[0].account, 0);
+	ck_assert_int_eq(w.jobs[1].account, 1);
+	ck_assert_int_eq(w.jobs[2].account, 0);
+	ck_assert_int_eq(w.jobs[3].account, -1); // empty: none
+	ck_assert(!w.has_site_limits()); // neither limits where a job runs
+}
+END_TEST
+
+START_TEST(test_workload_priority_and_account_errors_name_the_column)
+{
+	const char *head = "job_id,submit_s,model,epochs,gpus,priority,account\n";
+	struct {
+		const char *row;
+		const char *error;
+	} cases[] = {
+		{ "a,0,m,1,1,high,x", "w.csv:2:11: column 'priority': 'high' is not a finite number" },
+		{ "a,0,m,1,1,1e999,x", "w.csv:2:11: column 'priority': '1e999' is not a finite number" },
+		{ "a,0,m,1,1,nan,x", "w.csv:2:11: column 'priority': 'nan' is not a finite number" },
+		{ "a,0,m,1,1,1,a b", "w.csv:2:13: column 'account': account wants a name of "
+				     "letters, digits, '_', '-' or '.', not 'a b'" },
+	};
+	for (auto &c : cases) {
+		std::string text = std::string(head) + c.row + "\n";
+		ck_assert_string_eq(workload_error(text.c_str()), c.error);
+	}
+}
+END_TEST
+
 START_TEST(test_workload_errors_name_file_line_and_column)
 {
 	const char *head = "job_id,submit_s,model,epochs,gpus,gpus_min,gpus_max\n";
@@ -337,6 +379,8 @@ int main(void)
 	tcase_add_test(tc, test_workload_is_kept_in_submission_order);
 	tcase_add_test(tc, test_workload_errors_name_file_line_and_column);
 	tcase_add_test(tc, test_workload_elastic_column_defaults_to_elastic);
+	tcase_add_test(tc, test_workload_priority_and_account_columns);
+	tcase_add_test(tc, test_workload_priority_and_account_errors_name_the_column);
 	tcase_add_test(tc, test_schedule_reader_checks_rows_not_rules);
 	tcase_add_test(tc, test_numbers_are_written_to_read_back_exactly);
 	tcase_add_test(tc, test_unreadable_file_is_an_input_error);

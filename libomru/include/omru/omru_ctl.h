@@ -102,7 +102,8 @@ typedef struct {
 	double submit_s;
 	double start_s; /* running jobs */
 	double time_limit_s; /* 0: none */
-	uint32_t priority;
+	uint32_t priority; /* Slurm's own (not the plan's band) */
+	uint16_t tier; /* its partition's PriorityTier */
 	const omru_job_options_t *opts; /* NULL or opts->set == 0: plain */
 	int gpus; /* plain: its request; running: what it holds */
 	int max_nodes; /* 0: any */

@@ -1,0 +1,315 @@
+// reference.cpp - see reference.hpp.
+//
+// The free resources over time are a list of slots, each the state from its
+// start to the next one's: free GPUs (and CPUs and memory) per node and the
+// room left in each pool.  Running jobs give theirs back at their predicted
+// ends; each reservation takes its own from its start to its end, splitting
+// slots there.  A job's earliest start is at a slot's start (resources only
+// grow at slot boundaries), found by walking the slots: a window that has a
+// slot with too few GPUs in total (on the job's nodes) or too little pool
+// room cannot hold the job, nor can any window starting before that slot,
+// so the walk skips past it; only windows that pass that test are packed
+// node by node.
+#include "planner/reference.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "planner/plan_simulation.hpp" // fits_when_idle, clearly_less
+
+namespace omru {
+namespace planner {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+struct Slot {
+	double t = 0;
+	std::vector<int> gpus;
+	std::vector<double> cpus, mem; // empty without node resources
+	std::vector<double> pools;     // room left in each
+};
+
+class Timeline {
+    public:
+	explicit Timeline(const PlanInput &in) : in_(in)
+	{
+		Slot s;
+		s.t = in.now_s;
+		s.gpus = in.free_per_node;
+		if (in.has_resources()) {
+			s.cpus = in.free_cpus;
+			s.mem = in.free_mem;
+		}
+		s.pools = in.pool_capacity;
+		slots_.push_back(std::move(s));
+	}
+
+	const std::vector<Slot> &slots() const { return slots_; }
+
+	// What a job holds of pools and nodes, taken (sign -1) or given back
+	// (+1) from `from` to `to` (kInf: for good).
+	void change(const PlanJob &pj, int gpus, const NodeCounts &where,
+		    const std::vector<NodeUse> &holding, double from, double to,
+		    int sign)
+	{
+		size_t a = split(from), b = to < kInf ? split(to) : slots_.size();
+		for (size_t k = a; k < b; k++) {
+			Slot &s = slots_[k];
+			for (size_t i = 0; i < where.size(); i++) {
+				auto [node, n] = where[i];
+				s.gpus[node] += sign * n;
+				if (!s.cpus.empty()) {
+					NodeUse u = i < holding.size()
+							    ? holding[i]
+							    : in_.use_of(pj.need, node, n);
+					s.cpus[node] += sign * u.cpus;
+					s.mem[node] += sign * u.mem;
+				}
+			}
+			for (const PoolUse &u : pj.pools)
+				s.pools[u.pool] += sign * u.of(gpus);
+		}
+	}
+
+	// The earliest start of `job` at `option` and where; false when it
+	// never fits.
+	bool earliest(int job, int option, double &start, double &end, NodeCounts &where) const
+	{
+		const PlanJob &pj = in_.jobs[job];
+		const SpeedCurve &cv = in_.curves[pj.curve];
+		const int g = cv.gpus[option];
+		const double packed = pj.remaining_epochs * cv.packed(option, in_.gpus_per_node);
+		for (const PoolUse &u : pj.pools)
+			if (!u.fits(g, 0, in_.pool_capacity[u.pool]))
+				return false;
+		for (size_t k = 0; k < slots_.size();) {
+			size_t bad = first_short(pj, g, k, slots_[k].t + packed);
+			if (bad < slots_.size()) {
+				k = bad + 1;
+				continue;
+			}
+			std::vector<int> caps = caps_over(pj, k, slots_[k].t + packed);
+			auto placed = pj.node_set < 0
+					      ? pack_gpus(caps, g)
+					      : pack_gpus(caps, g, in_.node_sets[pj.node_set]);
+			double e = placed ? cv.epoch_s[option][placed->size()] : kNoRow;
+			if (!placed || std::isnan(e)) {
+				k++;
+				continue;
+			}
+			double run = pj.remaining_epochs * e;
+			if (run > packed) { // spread wider than packed: a longer window
+				std::vector<int> longer = caps_over(pj, k, slots_[k].t + run);
+				bool fits = first_short(pj, g, k, slots_[k].t + run) == slots_.size();
+				for (auto [node, n] : *placed)
+					fits &= n <= longer[node];
+				if (!fits) {
+					k++;
+					continue;
+				}
+			}
+			start = slots_[k].t;
+			end = start + run;
+			where = std::move(*placed);
+			return true;
+		}
+		return false;
+	}
+
+    private:
+	// The first slot starting in [slots[k].t, until) (slot k always) where
+	// the job's nodes have fewer than `g` free GPUs in all or a pool has
+	// too little room; slots_.size() when none.
+	size_t first_short(const PlanJob &pj, int g, size_t k, double until) const
+	{
+		for (size_t m = k; m < slots_.size() && (m == k || slots_[m].t < until); m++) {
+			const Slot &s = slots_[m];
+			int total = 0;
+			if (pj.node_set < 0)
+				total = std::accumulate(s.gpus.begin(), s.gpus.end(), 0);
+			else
+				for (int n : in_.node_sets[pj.node_set])
+					total += s.gpus[n];
+			bool room = total >= g;
+			for (const PoolUse &u : pj.pools)
+				room &= u.fits(g, in_.pool_capacity[u.pool] - s.pools[u.pool],
+					       in_.pool_capacity[u.pool]);
+			if (!room)
+				return m;
+		}
+		return slots_.size();
+	}
+
+	// The GPUs the job can take on each node in every slot of the window.
+	std::vector<int> caps_over(const PlanJob &pj, size_t k, double until) const
+	{
+		std::vector<int> caps(in_.nodes, std::numeric_limits<int>::max());
+		for (size_t m = k; m < slots_.size() && (m == k || slots_[m].t < until); m++) {
+			const Slot &s = slots_[m];
+			for (int n = 0; n < in_.nodes; n++) {
+				int fit = s.cpus.empty() ? s.gpus[n]
+							 : in_.fit_on(pj.need, n, s.gpus[n],
+								      s.cpus[n], s.mem[n]);
+				caps[n] = std::min(caps[n], std::max(0, fit));
+			}
+		}
+		return caps;
+	}
+
+	// The index of the slot starting at t, made if none does.
+	size_t split(double t)
+	{
+		auto it = std::lower_bound(slots_.begin(), slots_.end(), t,
+					   [](const Slot &s, double v) { return s.t < v; });
+		if (it != slots_.end() && it->t == t)
+			return static_cast<size_t>(it - slots_.begin());
+		size_t at = static_cast<size_t>(it - slots_.begin());
+		Slot copy = slots_[at - 1]; // t > now: slot 0 starts at now
+		copy.t = t;
+		slots_.insert(slots_.begin() + static_cast<long>(at), std::move(copy));
+		return at;
+	}
+
+	const PlanInput &in_;
+	std::vector<Slot> slots_;
+};
+
+// Running jobs end at their progress start plus the epochs left then, on
+// their spread alone; one already overdue ends now.
+double running_end(const PlanInput &in, const PlanJob &pj)
+{
+	return std::max(in.now_s, pj.progress_start_s + pj.epochs_at_progress_start * pj.epoch_s);
+}
+
+} // namespace
+
+std::vector<int> priority_order(const PlanInput &in)
+{
+	std::vector<int> order;
+	for (size_t j = 0; j < in.jobs.size(); j++)
+		if (!in.jobs[j].running)
+			order.push_back(static_cast<int>(j));
+	std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+		const PlanJob &x = in.jobs[a], &y = in.jobs[b];
+		if (x.priority != y.priority)
+			return x.priority > y.priority;
+		return x.submit_s < y.submit_s;
+	});
+	return order;
+}
+
+int asked_option(const PlanInput &in, int job)
+{
+	const PlanJob &pj = in.jobs[job];
+	const SpeedCurve &cv = in.curves[pj.curve];
+	const NodeNeed need = in.has_resources() ? pj.need : NodeNeed{};
+	int best = -1;
+	for (size_t i = 0; i < cv.gpus.size(); i++) {
+		if (!fits_when_idle(in, cv, i, pj.node_set, need))
+			continue;
+		int d = std::abs(cv.gpus[i] - pj.asked_gpus);
+		if (best < 0 || d < std::abs(cv.gpus[best] - pj.asked_gpus))
+			best = static_cast<int>(i);
+	}
+	return best;
+}
+
+Reference backfill_reference(const PlanInput &in)
+{
+	const size_t n = in.jobs.size();
+	Reference ref;
+	ref.start_s.assign(n, kInf);
+	ref.end_s.assign(n, kInf);
+	ref.option.assign(n, -1);
+	ref.where.assign(n, {});
+	Timeline line(in);
+	for (size_t j = 0; j < n; j++) {
+		const PlanJob &pj = in.jobs[j];
+		if (!pj.running)
+			continue;
+		ref.start_s[j] = pj.progress_start_s;
+		ref.end_s[j] = running_end(in, pj);
+		// Its GPUs are not in free_per_node: they come back at its end.
+		PlanJob nodes_only = pj;
+		nodes_only.pools.clear();
+		line.change(nodes_only, pj.gpus, pj.where, pj.holding, ref.end_s[j], kInf, +1);
+		// Pools count it in their capacity: it holds its part until then.
+		PlanJob pools_only;
+		pools_only.pools = pj.pools;
+		line.change(pools_only, pj.gpus, {}, {}, in.now_s, ref.end_s[j], -1);
+	}
+	ref.order = priority_order(in);
+	for (int j : ref.order) {
+		int o = asked_option(in, j);
+		if (o < 0)
+			continue;
+		double start = 0, end = 0;
+		NodeCounts where;
+		if (!line.earliest(j, o, start, end, where))
+			continue;
+		const PlanJob &pj = in.jobs[j];
+		line.change(pj, in.curves[pj.curve].gpus[o], where, {}, start, end, -1);
+		ref.option[j] = o;
+		ref.start_s[j] = start;
+		ref.end_s[j] = end;
+		ref.where[j] = std::move(where);
+	}
+	return ref;
+}
+
+std::vector<double> reference_deadlines(const PlanInput &in, const Reference &ref)
+{
+	std::vector<double> deadline(in.jobs.size(), kInf);
+	int bound = 0;
+	for (int j : ref.order) {
+		if (bound >= in.bound.max_jobs)
+			break;
+		const PlanJob &pj = in.jobs[j];
+		if (pj.asked_gpus <= 0 || !std::isfinite(ref.end_s[j]))
+			continue;
+		bound++;
+		double jct = ref.end_s[j] - std::min(pj.submit_s, in.now_s);
+		deadline[j] = std::min(pj.submit_s, in.now_s) + jct * (1 + in.bound.slack) +
+			      in.bound.slack_s;
+	}
+	return deadline;
+}
+
+Plan reference_plan(const PlanInput &in, const Reference &ref)
+{
+	Plan plan;
+	plan.is_reference = true;
+	plan.jobs.resize(in.jobs.size());
+	plan.makespan_s = in.now_s;
+	double sum_jct = 0;
+	for (size_t j = 0; j < in.jobs.size(); j++) {
+		const PlanJob &pj = in.jobs[j];
+		if (!std::isfinite(ref.end_s[j])) {
+			plan.unplaced++;
+			continue;
+		}
+		PlannedSegment s;
+		s.start_s = pj.running ? in.now_s : ref.start_s[j];
+		s.end_s = ref.end_s[j];
+		s.gpus = pj.running ? pj.gpus : in.curves[pj.curve].gpus[ref.option[j]];
+		s.nodes = static_cast<int>(pj.running ? pj.where.size() : ref.where[j].size());
+		plan.jobs[j].segments.push_back(s);
+		plan.makespan_s = std::max(plan.makespan_s, s.end_s);
+		sum_jct += s.end_s - pj.submit_s;
+	}
+	for (int j : ref.order)
+		if (!clearly_less(in.now_s, ref.start_s[j]) && std::isfinite(ref.end_s[j]))
+			plan.now.push_back({ Action::Kind::Start, j,
+					     in.curves[in.jobs[j].curve].gpus[ref.option[j]],
+					     ref.where[j] });
+	plan.mean_jct_s = in.jobs.empty() ? 0 : sum_jct / in.jobs.size();
+	plan.ref_start_s = ref.start_s;
+	plan.ref_end_s = ref.end_s;
+	return plan;
+}
+
+} // namespace planner
+} // namespace omru

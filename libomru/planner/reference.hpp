@@ -1,0 +1,67 @@
+// reference.hpp - what Slurm's own policy would do from the plan's state:
+// the reference every plan is bounded by (PlanInput::bound) and omru-sim's
+// `backfill` policy.
+//
+// Slurm's sched/backfill walks pending jobs in priority order and gives each
+// the earliest start at which its request fits for its whole expected run
+// beside the running jobs and every reservation made before it (a later job
+// never delays an earlier one's expected start: conservative backfill, the
+// promise admins trust).  Here the same walk runs on the plan's input:
+// pending jobs by PlanJob::priority (ties: submission, then input order),
+// each at the GPU count its user asked (PlanJob::asked_gpus; the nearest
+// count its curve has), placed by pack_gpus on the nodes, CPUs, memory and
+// pools free over the whole run; running jobs end as the plan predicts them
+// (their neighbours' slowdown aside).  Times are the plan's predictions, not
+// walltime limits: the reference is what backfill would do if every user's
+// limit were exact, which is the fairest baseline a plan can be held to.
+#ifndef OMRU_PLANNER_REFERENCE_HPP
+#define OMRU_PLANNER_REFERENCE_HPP
+
+#include <vector>
+
+#include "planner/plan.hpp"
+
+namespace omru {
+namespace planner {
+
+struct Reference {
+	// Per PlanInput::jobs entry.  Pending: when it would start and end
+	// (infinity: it never fits); running: start its progress start, end
+	// its predicted end.
+	std::vector<double> start_s, end_s;
+	// Pending: the curve option it runs at (-1: none) and its placement at
+	// its start.
+	std::vector<int> option;
+	std::vector<NodeCounts> where;
+	// Pending jobs in the order the reference walked them.
+	std::vector<int> order;
+};
+
+// The pending jobs by Slurm's priority: higher PlanJob::priority first,
+// then earlier submit_s, then input order.
+std::vector<int> priority_order(const PlanInput &in);
+
+// The option of `job`'s curve Slurm's policy runs it at: its asked count,
+// else the nearest count its curve has that fits its nodes when idle (the
+// smaller on ties); -1 when none does.
+int asked_option(const PlanInput &in, int job);
+
+// Conservative backfill over `in` (see above).  Deterministic;
+// check_plan_input(in) must hold.
+Reference backfill_reference(const PlanInput &in);
+
+// Per job: the latest end the bound allows, from the reference:
+// submit + (reference end - submit) x (1 + slack) + slack_s for the first
+// bound.max_jobs pending jobs by priority that asked a count; infinity for
+// the others and for running jobs.
+std::vector<double> reference_deadlines(const PlanInput &in, const Reference &ref);
+
+// The reference as a plan: starts now what it starts now, each pending job
+// one segment at its asked count, running jobs to their predicted ends;
+// no reuse.  `is_reference` set.
+Plan reference_plan(const PlanInput &in, const Reference &ref);
+
+} // namespace planner
+} // namespace omru
+
+#endif

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# fairness-bench.sh - issue 43's bench: nobody worse off than under Slurm's
+# own policy.  For every shared workload and the two-user streams, omru-sim
+# runs backfill (Slurm's policy at each job's asked --gpus, the reference
+# select/omru bounds its plans by) and omru with the settings a site gets
+# by default, and, for what the bound costs, omru without it (--no-bound)
+# and under each objective.  Per job JCT_omru / JCT_backfill: the share of
+# jobs more than 5% later (Shockwave's unfair fraction), p99 and worst, and
+# per account the share of GPU-seconds; the gain kept: geomean makespan and
+# mean JCT against backfill.  Every number from this one run.  Reports,
+# never asserts.
+#
+# Goals (issue 43): later>5% <= 5% of each workload, p99 <= 1.10, worst
+# <= 1.5; geomean makespan <= 0.70 x and mean JCT <= 0.60 x backfill's.
+#
+# usage: tests/bench/fairness-bench.sh [BUILD_DIR] [-- OMRU_SIM_ARGS...]
+#   OMRU_SIM_ARGS go to every omru run (e.g. --objective jct).
+set -euo pipefail
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+build=$top/build
+if [ $# -gt 0 ] && [ "$1" != -- ]; then build=$1; shift; fi
+[ "${1:-}" = -- ] && shift
+extra=("$@")
+sim=$build/sim/omru-sim
+[ -x "$sim" ] || { echo "fairness-bench: $sim not built" >&2; exit 2; }
+data=$top/data
+common=(--profiles "$data/profiles-t4.csv" --restart-overhead 30)
+
+cluster_of() { case $(basename "$1") in philly-*) echo 16x4 ;; *) echo 4x4 ;; esac; }
+
+# row NAME WORKLOAD OMRU_ARGS...: one line of the table for omru run with
+# OMRU_ARGS, against backfill in the same compare.
+row() {
+  local name=$1 w=$2; shift 2
+  "$sim" compare --cluster "$(cluster_of "$w")" --workload "$w" "${common[@]}" \
+    --policies backfill,omru --baseline backfill --json "$@" |
+    python3 -c '
+import json, sys
+name, label = sys.argv[1], sys.argv[2]
+runs = {}
+for line in sys.stdin:
+    line = line.strip()
+    if line:
+        o = json.loads(line)
+        runs[o["policy"]] = o
+b, o = runs["backfill"], runs["omru"]
+v = o["vs_baseline"]
+print("%-22s %-10s %8.3f %8.3f %8.1f%% %8.3f %8.3f  %s" % (
+    label, name, o["makespan_s"] / b["makespan_s"], o["avg_jct_s"] / b["avg_jct_s"],
+    100 * v["later_5pct"], v["p99_ratio"], v["worst_ratio"],
+    " ".join("%s:%.0f%%/%.0f%%" % (a["account"], 100 * a["gpu_s_share"], 100 * a["jobs"] / o["jobs"])
+             for a in o.get("accounts", []))))
+' "$name" "$(basename "$w" .csv) $(cluster_of "$w")"
+}
+
+printf '%-22s %-10s %8s %8s %9s %8s %8s  %s\n' workload omru makespan mean_jct 'later>5%' p99 worst \
+  'account:gpu_s/jobs share'
+for w in "$data"/workloads/*.csv; do
+  row default "$w" "${extra[@]}"
+  row no-bound "$w" --no-bound "${extra[@]}"
+done
+echo "(makespan, mean_jct: omru / backfill; later>5%, p99, worst: per job JCT_omru / JCT_backfill)"

@@ -1,0 +1,271 @@
+// test_reference.cpp - Slurm's own policy from the plan's state
+// (planner/reference.hpp) on hand-made states, and the bound make_plan keeps
+// against it: priority order, running jobs' ends, conservative backfill, a
+// higher-priority arrival moving a job as backfill would, pools, and on
+// random inputs no bound job planned past its deadline.
+#include "check_cxx.hpp"
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "planner/planner.hpp"
+#include "planner/reference.hpp"
+#include "plan_fixture.hpp"
+
+using namespace omru;
+using namespace omru::planner;
+using omru_test::refusal;
+using omru_test::rigid;
+using omru_test::running_on_node0;
+
+namespace {
+
+// 1..4 GPUs, 400 / g s an epoch on any span.
+SpeedCurve moldable(int nodes)
+{
+	SpeedCurve cv;
+	for (int g = 1; g <= 4; g++) {
+		cv.gpus.push_back(g);
+		cv.epoch_s.push_back(std::vector<double>(std::min(g, nodes) + 1, 400.0 / g));
+	}
+	return cv;
+}
+
+PlanInput cluster(int nodes)
+{
+	PlanInput in;
+	in.nodes = nodes;
+	in.gpus_per_node = 4;
+	in.free_per_node.assign(nodes, 4);
+	return in;
+}
+
+// A pending job of `curve` asking `asked` GPUs, `epochs` of work.
+PlanJob pending(long id, int curve, int asked, double epochs, double priority = 0,
+		double submit_s = 0)
+{
+	PlanJob j;
+	j.id = id;
+	j.curve = curve;
+	j.asked_gpus = asked;
+	j.remaining_epochs = epochs;
+	j.priority = priority;
+	j.submit_s = submit_s;
+	return j;
+}
+
+} // namespace
+
+START_TEST(test_priority_order_then_submission)
+{
+	// One node; three 4-GPU jobs (100 s each): the reference runs them by
+	// priority, equal priorities by submission.
+	PlanInput in = cluster(1);
+	in.curves = { rigid(4, 1) };
+	in.jobs = { pending(1, 0, 4, 1, 0, 0), pending(2, 0, 4, 1, 5, 10),
+		    pending(3, 0, 4, 1, 0, -5) };
+	Reference ref = backfill_reference(in);
+	ck_assert(ref.order == (std::vector<int>{ 1, 2, 0 }));
+	ck_assert_double_eq(ref.start_s[1], 0);
+	ck_assert_double_eq(ref.start_s[2], 100);
+	ck_assert_double_eq(ref.start_s[0], 200);
+	ck_assert_double_eq(ref.end_s[0], 300);
+}
+END_TEST
+
+START_TEST(test_backfill_never_delays_a_higher_priority_job)
+{
+	// One node, 3 GPUs held by a job until 100 s.  Head: 4 GPUs (waits
+	// for 100).  Behind it: a 1-GPU job of 100 s fits beside the running
+	// job and ends by 100: backfilled now; a 1-GPU job of 400 s would delay
+	// the head: it waits for the head's end.
+	PlanInput in = cluster(1);
+	in.free_per_node = { 1 };
+	in.curves = { rigid(4, 1), rigid(1, 1), rigid(3, 1) };
+	in.jobs.push_back(running_on_node0(pending(9, 2, 3, 1), 3, 100, 1, false));
+	in.jobs.push_back(pending(1, 0, 4, 1, 3));
+	in.jobs.push_back(pending(2, 1, 1, 1, 2));
+	in.jobs.push_back(pending(3, 1, 1, 4, 1));
+	Reference ref = backfill_reference(in);
+	ck_assert_double_eq(ref.end_s[0], 100);
+	ck_assert_double_eq(ref.start_s[1], 100);
+	ck_assert_double_eq(ref.start_s[2], 0);
+	ck_assert_double_eq(ref.start_s[3], 200);
+	ck_assert(ref.where[2] == (NodeCounts{ { 0, 1 } }));
+	// The job started now is what the reference plan starts now.
+	Plan p = reference_plan(in, ref);
+	ck_assert(p.is_reference);
+	ck_assert_int_eq(static_cast<int>(p.now.size()), 1);
+	ck_assert_int_eq(p.now[0].job, 2);
+	ck_assert_double_eq(p.jobs[3].end_s(), 600);
+}
+END_TEST
+
+START_TEST(test_higher_priority_arrival_moves_a_job)
+{
+	// Two nodes.  A 4-GPU job of 300 s is reserved at 0 on one node;
+	// a newcomer of higher priority asking 8 GPUs takes both nodes first,
+	// so the earlier job moves behind it, as under backfill.
+	PlanInput in = cluster(2);
+	in.curves = { rigid(4, 2), rigid(8, 2) };
+	in.jobs = { pending(1, 0, 4, 3, 0) };
+	ck_assert_double_eq(backfill_reference(in).start_s[0], 0);
+	in.jobs.push_back(pending(2, 1, 8, 1, 10, 5));
+	Reference ref = backfill_reference(in);
+	ck_assert_double_eq(ref.start_s[1], 0);
+	ck_assert_double_eq(ref.start_s[0], 100);
+	ck_assert_double_eq(ref.end_s[0], 400);
+}
+END_TEST
+
+START_TEST(test_asked_count_and_nearest)
+{
+	// A moldable job runs at what it asked; a count its curve lacks goes
+	// to the nearest (smaller on ties).
+	PlanInput in = cluster(1);
+	SpeedCurve two_four;
+	two_four.gpus = { 2, 4 };
+	two_four.epoch_s = { { 100, 100 }, { 60, 60 } };
+	in.curves = { moldable(1), two_four };
+	in.jobs = { pending(1, 0, 2, 1), pending(2, 1, 3, 1) };
+	Reference ref = backfill_reference(in);
+	ck_assert_int_eq(in.curves[0].gpus[ref.option[0]], 2);
+	ck_assert_double_eq(ref.end_s[0], 200);
+	ck_assert_int_eq(in.curves[1].gpus[ref.option[1]], 2);
+	ck_assert_double_eq(ref.start_s[1], 0);
+}
+END_TEST
+
+START_TEST(test_pools_hold_a_job_until_room)
+{
+	// A user's limit of 2 GPUs: a running job holds 2 until 100 s, so
+	// the user's pending 1-GPU job waits for it though GPUs are free.
+	PlanInput in = cluster(1);
+	in.free_per_node = { 2 };
+	in.pool_capacity = { 2 };
+	in.curves = { rigid(1, 1), rigid(2, 1) };
+	PlanJob run = running_on_node0(pending(9, 1, 2, 1), 2, 100, 1, false);
+	run.pools = { { 0, 1, 0 } };
+	PlanJob wait = pending(1, 0, 1, 1);
+	wait.pools = { { 0, 1, 0 } };
+	in.jobs = { run, wait, pending(2, 0, 1, 1) };
+	Reference ref = backfill_reference(in);
+	ck_assert_double_eq(ref.start_s[1], 100);
+	ck_assert_double_eq(ref.start_s[2], 0);
+}
+END_TEST
+
+START_TEST(test_deadlines_stretch_the_reference)
+{
+	PlanInput in = cluster(1);
+	in.now_s = 50;
+	in.bound.on = true;
+	in.bound.slack = 0.1;
+	in.bound.slack_s = 5;
+	in.curves = { rigid(4, 1) };
+	in.jobs = { pending(1, 0, 4, 1, 0, 0), pending(2, 0, 0, 1, 0, 10) };
+	Reference ref = backfill_reference(in);
+	std::vector<double> d = reference_deadlines(in, ref);
+	// Job 1: ends at 150, submitted at 0: 0 + 150 x 1.1 + 5.
+	ck_assert_double_eq_tol(d[0], 170, 1e-9);
+	// Job 2 asked no count: no bound.
+	ck_assert(std::isinf(d[1]));
+	in.bound.max_jobs = 0;
+	ck_assert(std::isinf(reference_deadlines(in, ref)[0]));
+	in.bound.slack = -1;
+	ck_assert(refusal(in).find("slacks must be finite") != std::string::npos);
+}
+END_TEST
+
+START_TEST(test_unbounded_plan_breaks_what_the_bound_keeps)
+{
+	// Makespan planning runs the long job first at 4 GPUs; the short
+	// job of higher priority then waits for it.  With the bound, the
+	// short job ends within its reference.
+	PlanInput in = cluster(1);
+	in.curves = { moldable(1) };
+	in.jobs = { pending(1, 0, 1, 1, 10), pending(2, 0, 1, 12, 0) };
+	Plan free_plan = make_plan(in);
+	in.bound.on = true;
+	in.bound.slack = 0;
+	in.bound.slack_s = 0;
+	Plan bound = make_plan(in);
+	ck_assert_int_eq(static_cast<int>(bound.ref_end_s.size()), 2);
+	ck_assert_double_eq(bound.ref_end_s[0], 400);
+	ck_assert(bound.jobs[0].end_s() <= 400 + 1e-9);
+	ck_assert_int_eq(bound.late, 0);
+	ck_assert(free_plan.ref_end_s.empty());
+}
+END_TEST
+
+START_TEST(test_bound_holds_on_random_inputs)
+{
+	// Property: with the bound on, every pending job that asked a count
+	// ends no later than submit + (reference end - submit) x (1 + slack)
+	// + slack_s, whatever the search found; random moldable and rigid
+	// jobs, priorities, running jobs, on 2 or 3 nodes.
+	unsigned seed = 11;
+	auto next = [&seed](int n) {
+		seed = seed * 1103515245u + 12345u;
+		return static_cast<int>((seed >> 16) % n);
+	};
+	int fell_back = 0;
+	for (int round = 0; round < 60; round++) {
+		int nodes = 2 + next(2);
+		PlanInput in = cluster(nodes);
+		in.now_s = 100;
+		in.bound.on = true;
+		in.bound.slack = 0.05 * next(3);
+		in.bound.slack_s = 10.0 * next(2);
+		in.objective = next(2) ? Objective::Makespan : Objective::MeanJct;
+		in.restart_overhead_s = 20;
+		in.curves = { moldable(nodes), rigid(2, nodes), rigid(1, nodes) };
+		if (next(2)) {
+			PlanJob r = running_on_node0(pending(99, 0, 2, 1), 2, 200, 1 + next(3),
+						     next(2) != 0);
+			r.progress_start_s = 50;
+			in.free_per_node[0] = 2;
+			in.jobs.push_back(r);
+		}
+		int n = 3 + next(8);
+		for (long id = 1; id <= n; id++) {
+			int curve = next(3);
+			int asked = curve == 0 ? 1 + next(4) : in.curves[curve].gpus[0];
+			in.jobs.push_back(pending(id, curve, asked, 1 + next(6), next(3),
+						  100 - next(100)));
+		}
+		Plan p = make_plan(in);
+		Reference ref = backfill_reference(in);
+		std::vector<double> d = reference_deadlines(in, ref);
+		for (size_t j = 0; j < in.jobs.size(); j++) {
+			if (in.jobs[j].running || !std::isfinite(d[j]))
+				continue;
+			ck_assert_msg(p.jobs[j].end_s() <= d[j] + 1e-6 * std::max(1.0, d[j]),
+				      "round %d: job %zu ends at %g, its bound is %g", round, j,
+				      p.jobs[j].end_s(), d[j]);
+		}
+		ck_assert_int_eq(p.late, 0);
+		fell_back += p.is_reference;
+	}
+	// The search keeps the bound by itself on most inputs.
+	ck_assert_msg(fell_back < 30, "fell back to the reference %d times of 60", fell_back);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("reference");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_priority_order_then_submission);
+	tcase_add_test(tc, test_backfill_never_delays_a_higher_priority_job);
+	tcase_add_test(tc, test_higher_priority_arrival_moves_a_job);
+	tcase_add_test(tc, test_asked_count_and_nearest);
+	tcase_add_test(tc, test_pools_hold_a_job_until_room);
+	tcase_add_test(tc, test_deadlines_stretch_the_reference);
+	tcase_add_test(tc, test_unbounded_plan_breaks_what_the_bound_keeps);
+	tcase_add_test(tc, test_bound_holds_on_random_inputs);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}

@@ -18,11 +18,11 @@ namespace controller {
 
 // The settings of omru.conf, each at its default (doc/omru.conf.5).
 struct OmruConf {
-	planner::Objective objective = planner::Objective::Makespan; // Objective=
+	planner::Objective objective = planner::Objective::MeanJct; // Objective=, doc/omru.conf.5
 	double fairness_factor = 0;             // FairnessFactor=: 0 = off, else 1..1000
 	bool reference_bound = true;            // ReferenceBound=: keep Slurm's own policy's ends
 	double reference_slack = 0.05;          // ReferenceSlack=, 0..10
-	double reference_slack_s = 60;          // ReferenceSlackSeconds=, 0..86400
+	double reference_slack_s = 1;           // ReferenceSlackSeconds=, 0..86400
 	std::vector<std::string> profile_files; // ProfileFile=, in the file's order
 	std::string state_dir;                  // StateDir=; "" = StateSaveLocation/omru
 	double plan_interval_min_s = 1;         // PlanIntervalMin=, 0..3600

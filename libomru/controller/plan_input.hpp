@@ -64,7 +64,7 @@ inline planner::ReferenceBound on_bound()
 }
 
 struct PlanSettings {
-	planner::Objective objective = planner::Objective::Makespan;
+	planner::Objective objective = planner::Objective::MeanJct;
 	double fairness_factor = 0;
 	size_t max_pending = 5000; // pending jobs planned, by priority
 	// ReferenceBound=, ReferenceSlack=, ReferenceSlackSeconds=: no pending

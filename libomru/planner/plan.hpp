@@ -120,7 +120,7 @@ struct PlanJob {
 struct ReferenceBound {
 	bool on = false;
 	double slack = 0.05;
-	double slack_s = 60;
+	double slack_s = 1;
 	// Jobs the reference covers, by priority (Slurm's backfill tests
 	// bf_max_job_test jobs, 500 by default); the rest have no bound.
 	int max_jobs = 500;
@@ -262,15 +262,17 @@ struct Plan {
 	double mean_jct_s = 0;        // planned, over the input's jobs
 	int unplaced = 0;             // jobs the plan could not place
 	// Pending jobs planned to end after their deadline (PlanInput::
-	// deadline_s); make_plan returns the reference itself rather than a
-	// plan with any.
+	// deadline_s) or never placed; make_plan returns the reference from
+	// this state rather than a plan with more of them than it has.
 	int late = 0;
+	double late_s = 0; // by how much in all (the search's own count)
 	// The plan is Slurm's own policy's (the reference): no plan the search
 	// found kept every job's bound.
 	bool is_reference = false;
-	// Per job (PlanInput::jobs): when Slurm's own policy would start and
-	// end it (infinity: it has no reference); empty without the bound.
-	std::vector<double> ref_start_s, ref_end_s;
+	// Per job (PlanInput::jobs): when Slurm's own policy would end it, the
+	// end its bound is made from (infinity: it has no reference); empty
+	// without the bound.
+	std::vector<double> ref_end_s;
 	PlanChoice choice;
 	int candidates = 0;           // plans simulated to find this one
 	bool incremental = false;     // PlanSearch::max_simulations applied

@@ -759,8 +759,11 @@ Plan plan_once(const PlanInput &in, const PlanChoice &keep,
 	if (!in.deadline_s.empty() && best.late > 0)
 		best_c = enforce_bound(in, pending, std::move(best_c));
 
+	// The kept choice's recorded outcome stands for it only if it is
+	// the one in hand (local search may wander back to the kept choice
+	// with an outcome it did not record).
 	const bool kept = keep.valid && pick == 0 && best_c.option == keep_c.option &&
-			  best_c.order == keep_c.order;
+			  best_c.order == keep_c.order && best.jobs.size() == in.jobs.size();
 	Outcome rec = kept ? std::move(best) : simulate_plan(in, best_c, true);
 	Plan plan;
 	plan.now = std::move(rec.now);
@@ -769,6 +772,7 @@ Plan plan_once(const PlanInput &in, const PlanChoice &keep,
 	plan.mean_jct_s = in.jobs.empty() ? 0 : rec.sum_jct_s / in.jobs.size();
 	plan.unplaced = rec.unplaced;
 	plan.late = rec.late;
+	plan.late_s = rec.late_s;
 	plan.choice = best_choice;
 	plan.candidates = simulated;
 	plan.incremental = incremental;
@@ -842,7 +846,7 @@ int broken_bounds(const PlanInput &in, const Plan &plan)
 } // namespace
 
 Plan make_plan(const PlanInput &in, const PlanChoice &keep,
-	       const PlanSearch &search)
+	       const PlanSearch &search, const std::vector<double> *ref_end)
 {
 	check_plan_input(in);
 	if (!in.bound.on)
@@ -851,18 +855,23 @@ Plan make_plan(const PlanInput &in, const PlanChoice &keep,
 	// from this state, each pending job's deadline from it, the search
 	// within them, and the reference itself where the search broke one.
 	const Reference ref = backfill_reference(in);
+	const bool given = ref_end && ref_end->size() == in.jobs.size();
+	const std::vector<double> &end = given ? *ref_end : ref.end_s;
 	PlanInput bounded = in;
-	bounded.deadline_s = reference_deadlines(in, ref);
+	bounded.deadline_s = reference_deadlines(in, end);
 	Plan plan = search_plan(bounded, keep, search);
-	if (broken_bounds(bounded, plan) > 0) {
-		PlanChoice choice = plan.choice;
-		int candidates = plan.candidates;
-		plan = reference_plan(in, ref);
-		plan.choice = choice;
-		plan.candidates = candidates;
+	if (int broken = broken_bounds(bounded, plan); broken > 0) {
+		// The reference from this state keeps its own bounds; against a
+		// shadow's it may not, and is run only where it breaks fewer.
+		Plan reference = reference_plan(in, ref);
+		if (!given || broken_bounds(bounded, reference) < broken) {
+			reference.choice = plan.choice;
+			reference.candidates = plan.candidates;
+			plan = std::move(reference);
+		}
 	}
-	plan.ref_start_s = ref.start_s;
-	plan.ref_end_s = ref.end_s;
+	plan.late = broken_bounds(bounded, plan);
+	plan.ref_end_s = end;
 	return plan;
 }
 

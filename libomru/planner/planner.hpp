@@ -38,8 +38,13 @@ struct PlanSearch {
 	bool exhaustive = false;
 };
 
+// With in.bound.on, `ref_end` (one per job, or null) is each job's end
+// under Slurm's own policy the plan is bounded by: the caller's
+// ReferenceShadow (reference_shadow.hpp); null: the reference from this
+// state (backfill_reference).
 Plan make_plan(const PlanInput &in, const PlanChoice &keep = {},
-	       const PlanSearch &search = {});
+	       const PlanSearch &search = {},
+	       const std::vector<double> *ref_end = nullptr);
 
 // Throws std::invalid_argument naming the first inconsistency: a curve
 // without a packed time, a job pointing at a missing curve or node set,

@@ -260,18 +260,18 @@ Reference backfill_reference(const PlanInput &in)
 	return ref;
 }
 
-std::vector<double> reference_deadlines(const PlanInput &in, const Reference &ref)
+std::vector<double> reference_deadlines(const PlanInput &in, const std::vector<double> &end)
 {
 	std::vector<double> deadline(in.jobs.size(), kInf);
 	int bound = 0;
-	for (int j : ref.order) {
+	for (int j : priority_order(in)) {
 		if (bound >= in.bound.max_jobs)
 			break;
 		const PlanJob &pj = in.jobs[j];
-		if (pj.asked_gpus <= 0 || !std::isfinite(ref.end_s[j]))
+		if (pj.asked_gpus <= 0 || !std::isfinite(end[j]))
 			continue;
 		bound++;
-		double jct = ref.end_s[j] - std::min(pj.submit_s, in.now_s);
+		double jct = end[j] - std::min(pj.submit_s, in.now_s);
 		deadline[j] = std::min(pj.submit_s, in.now_s) + jct * (1 + in.bound.slack) +
 			      in.bound.slack_s;
 	}
@@ -306,7 +306,6 @@ Plan reference_plan(const PlanInput &in, const Reference &ref)
 					     in.curves[in.jobs[j].curve].gpus[ref.option[j]],
 					     ref.where[j] });
 	plan.mean_jct_s = in.jobs.empty() ? 0 : sum_jct / in.jobs.size();
-	plan.ref_start_s = ref.start_s;
 	plan.ref_end_s = ref.end_s;
 	return plan;
 }

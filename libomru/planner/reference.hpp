@@ -50,11 +50,11 @@ int asked_option(const PlanInput &in, int job);
 // check_plan_input(in) must hold.
 Reference backfill_reference(const PlanInput &in);
 
-// Per job: the latest end the bound allows, from the reference:
-// submit + (reference end - submit) x (1 + slack) + slack_s for the first
-// bound.max_jobs pending jobs by priority that asked a count; infinity for
-// the others and for running jobs.
-std::vector<double> reference_deadlines(const PlanInput &in, const Reference &ref);
+// Per job: the latest end the bound allows, from its reference end
+// (`end`, one per job): submit + (end - submit) x (1 + slack) + slack_s for
+// the first bound.max_jobs pending jobs by priority that asked a count;
+// infinity for the others and for running jobs.
+std::vector<double> reference_deadlines(const PlanInput &in, const std::vector<double> &end);
 
 // The reference as a plan: starts now what it starts now, each pending job
 // one segment at its asked count, running jobs to their predicted ends;

@@ -36,7 +36,10 @@ Plan Replanner::plan(const PlanInput &in)
 		if (changed.size() <= std::max<size_t>(1, ids.size() / 100))
 			search.max_simulations = kNeighbours;
 	}
-	Plan p = make_plan(in, keep_, search);
+	std::vector<double> ref_end;
+	if (in.bound.on)
+		ref_end = shadow_.ends(in);
+	Plan p = make_plan(in, keep_, search, in.bound.on ? &ref_end : nullptr);
 	keep_ = p.choice;
 	if (p.incremental) {
 		incremental_since_full_++;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "planner/planner.hpp"
+#include "planner/reference_shadow.hpp"
 
 namespace omru {
 namespace planner {
@@ -39,6 +40,9 @@ class Replanner {
     private:
 	PlanChoice keep_;
 	std::vector<long> ids_at_full_; // sorted, at the last full search
+	// With the bound on: Slurm's policy played beside the plans, whose
+	// ends bound them (reference_shadow.hpp).
+	ReferenceShadow shadow_;
 	int incremental_since_full_ = 0;
 };
 

@@ -26,13 +26,23 @@ bool waiting_job(const PlanInput &in, const Plan &base)
 	return false;
 }
 
-std::vector<Try> tries(const PlanInput &in)
+// Whether the bound may take back what a running job holds beyond what it
+// asked: a job the plan started or grew wider than its user asked holds
+// GPUs a job arriving since would have had under Slurm's own policy.
+bool reclaimable(const PlanInput &in, const PlanJob &pj)
+{
+	return !in.deadline_s.empty() && pj.asked_gpus > 0 && pj.gpus > pj.asked_gpus;
+}
+
+// `late`: the plan without shrinks breaks a bound, so jobs holding more
+// than they asked are donors too (down to what they asked).
+std::vector<Try> tries(const PlanInput &in, bool late)
 {
 	std::vector<int> donors;
 	for (size_t j = 0; j < in.jobs.size(); j++) {
 		const PlanJob &pj = in.jobs[j];
-		if (pj.running && pj.resizable && pj.may_shrink &&
-		    pj.progress_start_s <= in.now_s)
+		if (pj.running && pj.resizable && pj.progress_start_s <= in.now_s &&
+		    ((in.shrink_to_admit && pj.may_shrink) || (late && reclaimable(in, pj))))
 			donors.push_back(static_cast<int>(j));
 	}
 	std::stable_sort(donors.begin(), donors.end(), [&](int a, int b) {
@@ -40,13 +50,19 @@ std::vector<Try> tries(const PlanInput &in)
 	});
 	std::vector<Try> out;
 	// Round robin over the donors, each at its next smaller count.
-	std::vector<int> next(donors.size(), -1);
+	std::vector<int> next(donors.size(), -1), floor(donors.size(), 0);
 	for (size_t d = 0; d < donors.size(); d++) {
-		const SpeedCurve &cv = in.curves[in.jobs[donors[d]].curve];
+		const PlanJob &pj = in.jobs[donors[d]];
+		const SpeedCurve &cv = in.curves[pj.curve];
 		int i = static_cast<int>(cv.gpus.size()) - 1;
-		while (i >= 0 && cv.gpus[i] >= in.jobs[donors[d]].gpus)
+		while (i >= 0 && cv.gpus[i] >= pj.gpus)
 			i--;
 		next[d] = i;
+		// Reclaimed only: never below what it asked.
+		if (!(in.shrink_to_admit && pj.may_shrink))
+			while (floor[d] < static_cast<int>(cv.gpus.size()) &&
+			       cv.gpus[floor[d]] < pj.asked_gpus)
+				floor[d]++;
 	}
 	for (bool any = true; any && static_cast<int>(out.size()) < kMaxShrinkTries;) {
 		any = false;
@@ -54,7 +70,7 @@ std::vector<Try> tries(const PlanInput &in)
 				   static_cast<int>(out.size()) < kMaxShrinkTries; d++) {
 			const PlanJob &pj = in.jobs[donors[d]];
 			const SpeedCurve &cv = in.curves[pj.curve];
-			for (; next[d] >= 0; next[d]--) {
+			for (; next[d] >= floor[d]; next[d]--) {
 				NodeCounts keep = kept_part(pj.where, cv.gpus[next[d]]);
 				if (std::isnan(cv.epoch_s[next[d]][keep.size()]))
 					continue; // no time for that spread
@@ -155,20 +171,23 @@ NodeCounts kept_part(const NodeCounts &where, int gpus)
 Plan shrink_to_admit(const PlanInput &in, Plan base,
 		     const std::function<Plan(const PlanInput &)> &plan)
 {
-	if (!in.shrink_to_admit || !waiting_job(in, base))
+	const bool late = base.late > 0 && in.reuse;
+	if (!(in.shrink_to_admit || late) || !waiting_job(in, base))
 		return base;
-	std::vector<Try> all = tries(in);
+	std::vector<Try> all = tries(in, late);
 	if (all.empty())
 		return base;
 	const double need = measure(in, base) * (1 - kShrinkGain);
+	// Fewer jobs past their bound first, whatever it costs; else the gain.
+	auto rank = [&](const Plan &p) { return std::make_pair(p.late, measure(in, p)); };
 	int best = -1;
 	Plan best_plan;
 	for (size_t k = 0; k < all.size(); k++) {
 		Plan p = plan(shrunk(in, all[k]));
 		if (p.unplaced > base.unplaced || p.late > base.late ||
-		    !(measure(in, p) < need))
+		    (p.late == base.late && !(measure(in, p) < need)))
 			continue;
-		if (best < 0 || measure(in, p) < measure(in, best_plan)) {
+		if (best < 0 || rank(p) < rank(best_plan)) {
 			best = static_cast<int>(k);
 			best_plan = std::move(p);
 		}

@@ -2,7 +2,11 @@
 // the caller marked may_shrink (late in its training, policy/
 // training_phase.hpp) gives GPUs to a job that waits for them, when the
 // plan with the shrink ends sooner, its restart paid, than the plan
-// without.  make_plan calls it; doc/omru-planner.md gives the rule.
+// without.  Under the reference bound (plan.hpp, ReferenceBound), a plan
+// that leaves a job past its bound may also take back GPUs a running
+// elastic job holds beyond what its user asked (down to that count): kept
+// when fewer jobs are then late, whatever the objective loses.  make_plan
+// calls it; doc/omru-planner.md gives the rule.
 #ifndef OMRU_PLANNER_SHRINK_TO_ADMIT_HPP
 #define OMRU_PLANNER_SHRINK_TO_ADMIT_HPP
 

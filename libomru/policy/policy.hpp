@@ -21,8 +21,9 @@ struct PolicyOptions {
 	uint64_t seed = 1;                   // omru-ga
 	int ga_iterations = 1000;
 	int ga_population = 50;
-	// omru: what the plan minimises, and the fairness guard (0: off).
-	planner::Objective omru_objective = planner::Objective::Makespan;
+	// omru: what the plan minimises (mean JCT, as select/omru's default:
+	// doc/omru.conf.5 says why), and the fairness guard (0: off).
+	planner::Objective omru_objective = planner::Objective::MeanJct;
 	double omru_fairness = 0;
 	// omru: grow running jobs into idle GPUs (GPU reuse).  Off predicts
 	// select/omru, which cannot resize jobs without checkpoint/restart.

@@ -8,7 +8,7 @@ const std::vector<PolicyInfo> &policy_registry()
 	static const std::vector<PolicyInfo> all = {
 		{ "omru", "moldable, the slurm-omru planner: budgeted allotment, list scheduling, GPU reuse (doc/omru-planner.md)", make_omru },
 		{ "fifo", "rigid, strict submission order, no backfill", make_fifo },
-		{ "backfill", "rigid, EASY backfill on walltime estimates (Slurm sched/backfill)", make_backfill },
+		{ "backfill", "rigid, Slurm's sched/backfill in priority order on walltime estimates (the reference)", make_backfill },
 		{ "sjf", "rigid, shortest job first, non-preemptive", make_sjf },
 		{ "tiresias", "rigid, discretised 2D least-attained-service with preemption (Tiresias, NSDI'19)", make_tiresias },
 		{ "optimus", "moldable, GPUs to the largest marginal gain in completion time (Optimus, EuroSys'18)", make_optimus },

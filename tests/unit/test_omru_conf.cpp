@@ -51,7 +51,7 @@ struct TempFile {
 START_TEST(test_empty_text_gives_the_defaults)
 {
 	OmruConf c = parsed("");
-	ck_assert(c.objective == planner::Objective::Makespan);
+	ck_assert(c.objective == planner::Objective::MeanJct);
 	ck_assert_double_eq(c.fairness_factor, 0);
 	ck_assert_int_eq(c.profile_files.size(), 0);
 	ck_assert_string_eq(c.state_dir, "");
@@ -555,8 +555,8 @@ END_TEST
 START_TEST(test_format_writes_every_key_at_its_default)
 {
 	ck_assert_string_eq(format_omru_conf(OmruConf{}),
-			    "Objective=makespan FairnessFactor=0 ReferenceBound=yes "
-			    "ReferenceSlack=0.05 ReferenceSlackSeconds=60 ProfileFile=(none) "
+			    "Objective=jct FairnessFactor=0 ReferenceBound=yes "
+			    "ReferenceSlack=0.05 ReferenceSlackSeconds=1 ProfileFile=(none) "
 			    "StateDir=(default) PlanIntervalMin=1 PlanIntervalMax=30 "
 			    "PlanTimeMax=200 CpusPerGpu=0 MaxJobGpus=0 LoaderCpus=no PlanRigidJobs=yes "
 			    "MaxPendingPlanned=5000 LogPlans=no CorrectionMargin=0.25 "

@@ -86,6 +86,7 @@ START_TEST(test_within_ten_percent_of_the_optimum)
 				// jobs asked 1 GPU; the optimum ignores that).
 				PolicyOptions free_plan;
 				free_plan.omru_bound.on = false;
+				free_plan.omru_objective = planner::Objective::Makespan;
 				double got = makespan(run_policy(b.in, "omru", 0, free_plan));
 				double ratio = got / opt;
 				ck_assert_msg(ratio <= 1.10 + 1e-9,
@@ -147,9 +148,13 @@ END_TEST
 
 START_TEST(test_shared_batch_is_deterministic_and_near_the_bound)
 {
+	// The makespan objective (a batch of one owner's jobs, no bound).
 	Inputs in = shared_inputs("4x4", "batch-32-1");
-	Schedule s = run_policy(in, "omru", 30);
-	ck_assert_same_schedule(s, run_policy(in, "omru", 30));
+	PolicyOptions o;
+	o.omru_objective = planner::Objective::Makespan;
+	o.omru_bound.on = false;
+	Schedule s = run_policy(in, "omru", 30, o);
+	ck_assert_same_schedule(s, run_policy(in, "omru", 30, o));
 	double lb = makespan_lower_bound(in.cluster, in.profiles, in.workload);
 	ck_assert_msg(makespan(s) <= 1.05 * lb, "makespan %.1f, bound %.1f",
 		      makespan(s), lb);
@@ -661,6 +666,33 @@ START_TEST(test_confined_job_waits_only_for_nodes_of_its_set)
 }
 END_TEST
 
+// Issue 43: a job the plan ran wider than its user asked gives GPUs back
+// when a newcomer would otherwise end later than under backfill.  a (40
+// epochs, asked 1 of 1-4, elastic) runs alone on 4 GPUs from 0; b (1 epoch
+// on 1 GPU) arrives at 100.  Under backfill a holds 1 GPU and b runs
+// 100..200.  With the bound (played beside the plans since 0) a shrinks and
+// b ends by 100 + 100 x 1.05 + 1; without it b waits for a's end.
+START_TEST(test_bound_takes_back_what_a_wide_job_did_not_ask)
+{
+	Inputs in = make_inputs("1x4", "model,gpus,epoch_s\nm,1,100\nm,2,50\nm,3,33.4\nm,4,25\n",
+				(std::string(kHead) + "a,0,m,40,1,1,4\nb,100,m,1,1,1,1\n").c_str());
+	Schedule s = run_policy(in, "omru", 10);
+	auto a = segments_of(in, s, "a");
+	auto b = segments_of(in, s, "b");
+	ck_assert_int_eq(a.front().gpus(), 4);
+	ck_assert_int_ge(a.size(), 2); // shrunk at b's arrival
+	ck_assert_double_le_tol(b.back().end_s, 100 + 100 * 1.05 + 1, 1e-6);
+	PolicyOptions free_plan;
+	free_plan.omru_bound.on = false;
+	Schedule t = run_policy(in, "omru", 10, free_plan);
+	ck_assert_double_ge_tol(segments_of(in, t, "b").front().start_s, 1000, 1e-6);
+	// Under backfill itself: a on its 1 GPU, b at once.
+	Schedule r = run_policy(in, "backfill", 10);
+	ck_assert_double_eq_tol(segments_of(in, r, "b").front().start_s, 100, 1e-9);
+	ck_assert_int_eq(segments_of(in, r, "a").front().gpus(), 1);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("policy_omru");
@@ -683,6 +715,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_job_starts_spread_when_the_nodes_free_up_too_late);
 	tcase_add_test(tc, test_span_without_a_row_is_not_worth_waiting_for);
 	tcase_add_test(tc, test_confined_job_waits_only_for_nodes_of_its_set);
+	tcase_add_test(tc, test_bound_takes_back_what_a_wide_job_did_not_ask);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -11,6 +11,7 @@
 
 #include "planner/planner.hpp"
 #include "planner/reference.hpp"
+#include "planner/reference_shadow.hpp"
 #include "plan_fixture.hpp"
 
 using namespace omru;
@@ -166,13 +167,13 @@ START_TEST(test_deadlines_stretch_the_reference)
 	in.curves = { rigid(4, 1) };
 	in.jobs = { pending(1, 0, 4, 1, 0, 0), pending(2, 0, 0, 1, 0, 10) };
 	Reference ref = backfill_reference(in);
-	std::vector<double> d = reference_deadlines(in, ref);
+	std::vector<double> d = reference_deadlines(in, ref.end_s);
 	// Job 1: ends at 150, submitted at 0: 0 + 150 x 1.1 + 5.
 	ck_assert_double_eq_tol(d[0], 170, 1e-9);
 	// Job 2 asked no count: no bound.
 	ck_assert(std::isinf(d[1]));
 	in.bound.max_jobs = 0;
-	ck_assert(std::isinf(reference_deadlines(in, ref)[0]));
+	ck_assert(std::isinf(reference_deadlines(in, ref.end_s)[0]));
 	in.bound.slack = -1;
 	ck_assert(refusal(in).find("slacks must be finite") != std::string::npos);
 }
@@ -237,7 +238,7 @@ START_TEST(test_bound_holds_on_random_inputs)
 		}
 		Plan p = make_plan(in);
 		Reference ref = backfill_reference(in);
-		std::vector<double> d = reference_deadlines(in, ref);
+		std::vector<double> d = reference_deadlines(in, ref.end_s);
 		for (size_t j = 0; j < in.jobs.size(); j++) {
 			if (in.jobs[j].running || !std::isfinite(d[j]))
 				continue;
@@ -250,6 +251,42 @@ START_TEST(test_bound_holds_on_random_inputs)
 	}
 	// The search keeps the bound by itself on most inputs.
 	ck_assert_msg(fell_back < 30, "fell back to the reference %d times of 60", fell_back);
+}
+END_TEST
+
+START_TEST(test_shadow_keeps_what_backfill_would_have_done)
+{
+	// One 4-GPU node.  At 0, a (1 epoch, asked 1 GPU: 400 s) is pending:
+	// the shadow starts it on 1 GPU, to end at 400.  At 100 the plan
+	// really runs a on all 4 GPUs and b (asked 2: 200 s) arrives: in the
+	// shadow 3 GPUs are free, so b ends at 300, though the cluster's own
+	// state would make it wait for a.
+	PlanInput in = cluster(1);
+	in.curves = { moldable(1) };
+	in.jobs = { pending(1, 0, 1, 1) };
+	ReferenceShadow shadow;
+	std::vector<double> e = shadow.ends(in);
+	ck_assert_double_eq(e[0], 400);
+	in.now_s = 100;
+	in.free_per_node = { 0 };
+	PlanJob a = running_on_node0(pending(1, 0, 1, 1), 4, 100, 4, true); // to 400
+	in.jobs = { a, pending(2, 0, 2, 1, 0, 100) };
+	e = shadow.ends(in);
+	ck_assert_int_eq(static_cast<int>(shadow.running()), 1);
+	ck_assert_double_eq(e[0], 400);
+	ck_assert_double_eq(e[1], 300);
+	ck_assert_double_eq(backfill_reference(in).end_s[1], 600); // from the real state
+	// Past a's shadow end, gone from the input: a ends in the shadow too.
+	in.now_s = 450;
+	in.free_per_node = { 4 };
+	in.jobs = { pending(3, 0, 4, 1, 0, 450) };
+	e = shadow.ends(in);
+	ck_assert_int_eq(static_cast<int>(shadow.running()), 0);
+	ck_assert_double_eq(e[0], 550);
+	// Time going back starts a new history.
+	in.now_s = 0;
+	in.jobs = { pending(3, 0, 4, 1, 0, 0) };
+	ck_assert_double_eq(shadow.ends(in)[0], 100);
 }
 END_TEST
 
@@ -266,6 +303,7 @@ int main(void)
 	tcase_add_test(tc, test_deadlines_stretch_the_reference);
 	tcase_add_test(tc, test_unbounded_plan_breaks_what_the_bound_keeps);
 	tcase_add_test(tc, test_bound_holds_on_random_inputs);
+	tcase_add_test(tc, test_shadow_keeps_what_backfill_would_have_done);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -16,6 +16,15 @@ static const char kHead[] =
 // Scales poorly: 100 s per epoch on 1 GPU, 60 on 2, 40 on 4.
 static const char kProfiles[] = "model,gpus,epoch_s\nm,1,100\nm,2,60\nm,4,40\n";
 
+// The rule tested here is the makespan objective's (a shrink that delays
+// the running job pays only where the batch ends sooner).
+static PolicyOptions makespan_plan()
+{
+	PolicyOptions o;
+	o.omru_objective = planner::Objective::Makespan;
+	return o;
+}
+
 static double makespan(const Schedule &s)
 {
 	double end = 0;
@@ -32,7 +41,7 @@ START_TEST(test_a_late_job_is_shrunk_so_the_newcomer_starts)
 {
 	std::string w = std::string(kHead) + "a,0,m,10,4,1,4,1,1\nb,100,m,10,4,1,4,1,\n";
 	Inputs in = make_inputs("1x4", kProfiles, w.c_str());
-	Schedule s = run_policy(in, "omru", 10);
+	Schedule s = run_policy(in, "omru", 10, makespan_plan());
 	ck_assert_double_le_tol(makespan(s), 663.4, 1e-6);
 	auto a = segments_of(in, s, "a");
 	auto b = segments_of(in, s, "b");
@@ -43,7 +52,7 @@ START_TEST(test_a_late_job_is_shrunk_so_the_newcomer_starts)
 	ck_assert_double_eq_tol(b.front().start_s, 100, 1e-9);
 
 	// --no-phase-aware: b waits for a.
-	PolicyOptions off;
+	PolicyOptions off = makespan_plan();
 	off.omru_phase_aware = false;
 	Schedule t = run_policy(in, "omru", 10, off);
 	ck_assert_double_eq_tol(makespan(t), 800, 1e-6);
@@ -59,14 +68,14 @@ START_TEST(test_no_signal_or_an_early_job_is_never_shrunk)
 		std::string w = std::string(kHead) + "a,0,m,10,4,1,4,1," + late +
 				"\nb,100,m,10,4,1,4,1,\n";
 		Inputs in = make_inputs("1x4", kProfiles, w.c_str());
-		Schedule s = run_policy(in, "omru", 10);
+		Schedule s = run_policy(in, "omru", 10, makespan_plan());
 		ck_assert_int_eq(segments_of(in, s, "a").size(), 1);
 		ck_assert_double_eq_tol(segments_of(in, s, "b").front().start_s, 400, 1e-9);
 	}
 	// Not elastic: never resized, late or not.
 	std::string w = std::string(kHead) + "a,0,m,10,4,1,4,0,1\nb,100,m,10,4,1,4,1,\n";
 	Inputs in = make_inputs("1x4", kProfiles, w.c_str());
-	ck_assert_int_eq(segments_of(in, run_policy(in, "omru", 10), "a").size(), 1);
+	ck_assert_int_eq(segments_of(in, run_policy(in, "omru", 10, makespan_plan()), "a").size(), 1);
 }
 END_TEST
 

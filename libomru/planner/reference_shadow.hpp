@@ -1,0 +1,63 @@
+// reference_shadow.hpp - Slurm's own policy played beside the plans since
+// the first one: the state the cluster would be in had it run backfill all
+// along, and each job's end there.
+//
+// The reference from the plan's own state (backfill_reference of the
+// current input) cannot see what earlier plans did: a job the plan started
+// on 16 GPUs an hour ago holds them now, and a job arriving now is
+// promised only what is left.  Under backfill that job would have found
+// the GPUs its predecessors did not ask for.  The shadow keeps the
+// backfill run itself: jobs start in it when the reference made at an
+// earlier plan starts them (their start, end and GPUs as that reference
+// placed them), end at their predicted ends, and each plan's reference for
+// the jobs not yet started in it is made from the shadow's state.  A job's
+// end in the shadow is what Slurm's policy would have given it, and what
+// the plan is bounded by (planner.hpp, make_plan's `ref_end`).
+//
+// What it knows: GPUs per node, node sets, the jobs' asked counts,
+// priorities and work (their whole work as first seen pending); not CPUs,
+// memory or pools (those bind the real plan, not the promise).  A job first
+// seen running (started before any plan saw it) runs in the shadow where
+// it really runs.  In memory only: after a restart the shadow starts again
+// from the state then.
+#ifndef OMRU_PLANNER_REFERENCE_SHADOW_HPP
+#define OMRU_PLANNER_REFERENCE_SHADOW_HPP
+
+#include <map>
+#include <vector>
+
+#include "planner/plan.hpp"
+
+namespace omru {
+namespace planner {
+
+class ReferenceShadow {
+    public:
+	// Advances the shadow to in.now_s and RET each job's end in it, per
+	// in.jobs entry (infinity: none, e.g. a job that asked no count or
+	// never fits).  Running jobs get theirs too (unused by the bound).
+	std::vector<double> ends(const PlanInput &in);
+
+	size_t running() const { return running_.size(); }
+
+    private:
+	struct Run {
+		double start_s = 0, end_s = 0;
+		int gpus = 0;
+		NodeCounts where;
+	};
+	struct Seen {
+		double work = 0;       // epochs, as first seen pending
+		double end_s = -1;     // ended in the shadow at (-1: not yet)
+		bool planned = false;  // a reference placed it last time
+		Run next;              // where and when, if planned
+	};
+	std::map<long, Run> running_; // started in the shadow, not ended
+	std::map<long, Seen> seen_;   // every job of the last input
+	double last_now_s_ = -1;
+};
+
+} // namespace planner
+} // namespace omru
+
+#endif

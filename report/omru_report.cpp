@@ -312,7 +312,7 @@ static int report_main(const std::vector<std::string> &argv)
 		write_summary(std::cout, stats, note);
 		if (base) {
 			std::cout << "\n";
-			write_comparison(std::cout, *base, this_name, stats);
+			write_comparison(std::cout, *base, this_name, stats, jobs);
 		}
 	}
 	return 0;

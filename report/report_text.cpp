@@ -2,10 +2,12 @@
 #include "report_text.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <sstream>
 
+#include "job_pairs.hpp"
 #include "model/decimal_text.hpp"
 #include "model/schedule.hpp" // format_number
 #include "sim/summary.hpp"    // json_string
@@ -86,10 +88,23 @@ double ratio(double mine, double base)
 	return std::isfinite(mine) && std::isfinite(base) && base > 0 ? mine / base : NAN;
 }
 
+// The per-job comparison's JSON object.
+std::string per_job_json(const JobPairs &p)
+{
+	const RatioSummary &r = p.all;
+	const bool any = r.jobs > 0;
+	return "{\"paired\": " + std::to_string(r.jobs) +
+	       ", \"later_5pct\": " + (any ? json_num(r.later_share) : "null") +
+	       ", \"p99_ratio\": " + (any ? json_num(r.p99_ratio) : "null") +
+	       ", \"worst_ratio\": " + (any ? json_num(r.worst_ratio) : "null") +
+	       ", \"worst_job\": " + (any ? json_string(p.name[r.worst_job]) : "null") + "}";
+}
+
 } // namespace
 
 void write_comparison(std::ostream &out, const NamedWindow &base,
-		      const std::string &name, const WindowStats &s)
+		      const std::string &name, const WindowStats &s,
+		      const std::vector<JobReport> &jobs)
 {
 	const WindowStats &b = base.stats;
 	auto finished = [](const WindowStats &w) {
@@ -108,8 +123,18 @@ void write_comparison(std::ostream &out, const NamedWindow &base,
 		{ "GPU-s_allocated", fixed(b.gpu_seconds, 1), fixed(s.gpu_seconds, 1),
 		  fixed(ratio(s.gpu_seconds, b.gpu_seconds), 3) },
 	};
+	const JobPairs pairs = pair_jobs(base.jobs, jobs);
+	const RatioSummary &r = pairs.all;
+	const bool any = r.jobs > 0;
+	rows.push_back({ "jobs_later_>5%", "", std::to_string(any ? static_cast<size_t>(std::lround(r.later_share * r.jobs)) : 0) + " of " + std::to_string(r.jobs),
+			 any ? fixed(r.later_share * 100, 1) + "%" : std::string(kNone) });
+	rows.push_back({ "p99_JCT_ratio", "", "", any ? fixed(r.p99_ratio, 3) : std::string(kNone) });
+	rows.push_back({ "worst_JCT_ratio", "", any ? pairs.name[r.worst_job] : std::string(kNone),
+			 any ? fixed(r.worst_ratio, 3) : std::string(kNone) });
 	out << "side by side (RATIO: " << name << " / " << base.name
-	    << "; each window from its first submission to its last end):\n";
+	    << "; each window from its first submission to its last end;\n"
+	    << "per job: its JCT / the same job's in " << base.name
+	    << ", jobs paired by name and submission order):\n";
 	write_aligned(out, rows);
 }
 
@@ -235,7 +260,8 @@ void write_json(std::ostream &out, const std::vector<JobReport> &jobs,
 		    << json_num(ratio(s.makespan_s, base->stats.makespan_s))
 		    << ", \"mean_jct\": " << json_num(ratio(s.mean_jct_s, base->stats.mean_jct_s))
 		    << ", \"gpu_utilization\": "
-		    << json_num(ratio(s.gpu_utilization, base->stats.gpu_utilization)) << "}}";
+		    << json_num(ratio(s.gpu_utilization, base->stats.gpu_utilization)) << "}"
+		    << ", \"per_job\": " << per_job_json(pair_jobs(base->jobs, jobs)) << "}";
 	out << "}\n";
 }
 

@@ -32,16 +32,19 @@ void write_summary(std::ostream &out, const WindowStats &s,
 // a baseline (omru-report --baseline) also "comparison": {"baseline":
 // its name, "this": `name`, "baseline_summary": {...}, "ratios":
 // {"makespan", "mean_jct", "gpu_utilization"}} (this window's over the
-// baseline's).
+// baseline's), "per_job": {"paired", "later_5pct", "p99_ratio",
+// "worst_ratio", "worst_job"} (job_pairs.hpp).
 void write_json(std::ostream &out, const std::vector<JobReport> &jobs,
 		const WindowStats &s, const NamedWindow *base = nullptr,
 		const std::string &name = "");
 
 // The two windows side by side: jobs finished, makespan, mean JCT, GPU
 // utilization and allocated GPU-seconds of each, and this window's over
-// the baseline's.
+// the baseline's; then each job against its twin in the baseline
+// (job_pairs.hpp): jobs more than 5% later, p99 and worst JCT ratio.
 void write_comparison(std::ostream &out, const NamedWindow &base,
-		      const std::string &name, const WindowStats &s);
+		      const std::string &name, const WindowStats &s,
+		      const std::vector<JobReport> &jobs);
 
 } // namespace report
 } // namespace omru

@@ -6,9 +6,11 @@
  * range (TEST_ONLY) or to the planned count, so after the first call the
  * job record no longer says what its user asked.  The planner needs it: a
  * job whose time limit no count of its range fits runs at what it asked
- * (its user set the limit for that count).  Kept here, in memory, from the
- * first rewrite until the job is no longer pending; after a slurmctld
- * restart the request the job has then stands in.  Caller holds plan_lock.
+ * (its user set the limit for that count), and the reference bound takes
+ * back what a running elastic job holds beyond it.  Kept here, in memory,
+ * from the first rewrite until the job ends (a resized job requeued keeps
+ * its first ask); after a slurmctld restart the request the job has then
+ * stands in.  Caller holds plan_lock.
  *
  * An open-addressing table keyed by job id (0 is never a job id): lookups
  * in every snapshot must not cost a list walk per job.

@@ -258,6 +258,9 @@ static int add_job(job_record_t *job_ptr, time_t now, snap_buffers_t *b)
 	 * count of its range runs at (job_test rewrote the request). */
 	j.gpus = planned_as_pending(job_ptr) ? asked_gpus_get(job_ptr->job_id, g.gpus)
 					 : g.gpus;
+	/* Running: what it asked, if the plan rewrote it (the reference
+	 * bound takes back what it was given beyond that). */
+	j.asked_gpus = planned_as_pending(job_ptr) ? 0 : asked_gpus_get(job_ptr->job_id, 0);
 	job_node_need(job_ptr, &g, &j);
 	j.max_nodes = (job_ptr->details && job_ptr->details->max_nodes &&
 		       job_ptr->details->max_nodes < 100000) ?
@@ -350,6 +353,14 @@ static bool job_still_pending(uint32_t job_id)
 {
 	job_record_t *job_ptr = find_job_record ? find_job_record(job_id) : NULL;
 	return job_ptr && IS_JOB_PENDING(job_ptr);
+}
+
+/* Pending or running: what it asked is still needed (asked_gpus.c). */
+static bool job_not_finished(uint32_t job_id)
+{
+	job_record_t *job_ptr = find_job_record ? find_job_record(job_id) : NULL;
+	return job_ptr && (IS_JOB_PENDING(job_ptr) || IS_JOB_RUNNING(job_ptr) ||
+			   IS_JOB_SUSPENDED(job_ptr));
 }
 
 /* A pending job the snapshot offers the plan: a candidate for `starts`. */
@@ -448,7 +459,7 @@ extern void replan(time_t now)
 	}
 	refusals_sweep(job_still_pending);
 	limit_blocked_clear();
-	asked_gpus_sweep(job_still_pending);
+	asked_gpus_sweep(job_not_finished);
 	plan_pools_begin();
 	starts_len = 0;
 	it = list_iterator_create(job_list);

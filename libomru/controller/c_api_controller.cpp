@@ -298,6 +298,8 @@ int omru_ctl_snapshot_job(omru_ctl_t *ctl, const omru_ctl_job_t *job, char *err,
 		j.tier = job->tier;
 		j.uid = job->uid;
 		j.gpus = job->gpus;
+		if (job->running && job->asked_gpus > 0 && job->asked_gpus <= OMRU_GPUS_LIMIT)
+			j.asked_gpus = job->asked_gpus;
 		j.max_nodes = job->max_nodes;
 		if (!std::isfinite(j.submit_s) || !std::isfinite(j.start_s) ||
 		    !(j.time_limit_s >= 0) || !std::isfinite(j.time_limit_s) ||

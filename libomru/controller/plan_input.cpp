@@ -487,6 +487,7 @@ void Builder::add_running(const JobSnap &j)
 		pj.restart_s = resizes_->priced_cost_s(j.model);
 	pj.may_shrink = pj.resizable && resizes_->may_shrink(j.job_id);
 	pj.gpus = j.gpus;
+	pj.asked_gpus = j.asked_gpus; // what the bound may take back beyond
 	pj.where = j.where;
 	pj.need = j.need;
 	if (j.holding.size() == j.where.size())

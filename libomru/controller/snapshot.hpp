@@ -69,6 +69,8 @@ struct JobSnap {
 	int gpus_min = 0, gpus_max = 0;
 	// A plain job's GPU count, or the count a running job holds.
 	int gpus = 0;
+	// Running: the count it asked before the plan rewrote it; 0: not known.
+	int asked_gpus = 0;
 	int max_nodes = 0;       // 0: any number of nodes
 	// Running: GPUs held per node index, ascending by node.
 	std::vector<std::pair<int, int>> where;

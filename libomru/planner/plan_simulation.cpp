@@ -57,6 +57,11 @@ struct JobState {
 	double epoch_s = 0;      // with its neighbours' slowdown
 	double solo_epoch_s = 0; // its spread's time alone
 	double end_s = 0;
+	// Its end with its neighbours' slowdown left out, from its last
+	// segment's start: what the reference bound holds it to (the
+	// reference prices no interference, and backfill's jobs share nodes
+	// too).
+	double solo_end_s = 0;
 	double resizable_from_s = kInf;
 	unsigned version = 0; // tells stale completion events apart
 	// CPUs and memory held on each node of `where` (node resources only).
@@ -573,6 +578,7 @@ void PlanRun::run_segment(int job, int option, NodeCounts where, double epoch_s,
 	s.solo_epoch_s = epoch_s;
 	s.epoch_s = epoch_s * factor_on(job, s.where);
 	s.end_s = progress_start + left * s.epoch_s;
+	s.solo_end_s = progress_start + left * epoch_s;
 	if (tail_)
 		by_end_.insert({ s.end_s, job });
 	s.version++;
@@ -1164,9 +1170,11 @@ void PlanRun::finish(int job)
 	pool_add(job, s.gpus, -1);
 	out_.makespan_s = std::max(out_.makespan_s, s.end_s);
 	out_.sum_jct_s += s.end_s - in_.jobs[job].submit_s;
-	if (!in_.deadline_s.empty() && clearly_less(in_.deadline_s[job], s.end_s)) {
+	if (!in_.deadline_s.empty() && clearly_less(in_.deadline_s[job], s.solo_end_s)) {
 		out_.late++;
-		out_.late_s += s.end_s - in_.deadline_s[job];
+		out_.late_s += s.solo_end_s - in_.deadline_s[job];
+		if (record_)
+			out_.late_jobs.push_back(job);
 	}
 }
 

@@ -45,9 +45,11 @@ struct Outcome {
 	double sum_jct_s = 0;
 	int unplaced = 0;
 	// Pending jobs ending after their deadline (PlanInput::deadline_s),
-	// and by how much in all.
+	// their neighbours' slowdown left out, and by how much in all; which
+	// (recorded runs only).
 	int late = 0;
 	double late_s = 0;
+	std::vector<int> late_jobs;
 	// Stopped early (simulate_plan's give_up_after): the other numbers
 	// are partial and the plan loses to the one that set the limit.
 	bool gave_up = false;

@@ -244,8 +244,8 @@ Candidate enforce_bound(const PlanInput &in, const std::vector<PendingJob> &pend
 		if (o.late == 0)
 			return c;
 		bool more = false;
-		for (int job : c.order)
-			if (!promoted[job] && clearly_less(in.deadline_s[job], o.jobs[job].end_s())) {
+		for (int job : o.late_jobs)
+			if (!promoted[job]) {
 				promoted[job] = more = true;
 				int asked = asked_option(in, job);
 				if (asked >= 0 && pending[pending_of[job]].usable(asked))
@@ -832,15 +832,27 @@ Plan search_plan(const PlanInput &in, const PlanChoice &keep,
 	return clearly_better(packed, apart, in.objective) ? packed : apart;
 }
 
-// Pending jobs the bound covers (a finite deadline) that `plan` ends
-// after their deadline or never places.
+// Pending jobs the bound covers (a finite deadline) that `plan` never
+// places, plus its late ones (Plan::late, counted without interference).
 int broken_bounds(const PlanInput &in, const Plan &plan)
 {
-	int broken = 0;
+	int broken = plan.late;
 	for (size_t j = 0; j < in.jobs.size(); j++)
 		broken += !in.jobs[j].running && std::isfinite(in.deadline_s[j]) &&
-			  clearly_less(in.deadline_s[j], plan.jobs[j].end_s());
+			  plan.jobs[j].segments.empty();
 	return broken;
+}
+
+// The reference plan's late jobs: it prices no interference, so its ends
+// are the solo ends the bound compares.
+int late_in_reference(const PlanInput &in, const Plan &plan)
+{
+	int late = 0;
+	for (size_t j = 0; j < in.jobs.size(); j++)
+		late += !in.jobs[j].running && std::isfinite(in.deadline_s[j]) &&
+			!plan.jobs[j].segments.empty() &&
+			clearly_less(in.deadline_s[j], plan.jobs[j].end_s());
+	return late;
 }
 
 } // namespace
@@ -864,13 +876,13 @@ Plan make_plan(const PlanInput &in, const PlanChoice &keep,
 		// The reference from this state keeps its own bounds; against a
 		// shadow's it may not, and is run only where it breaks fewer.
 		Plan reference = reference_plan(in, ref);
+		reference.late = late_in_reference(bounded, reference);
 		if (!given || broken_bounds(bounded, reference) < broken) {
 			reference.choice = plan.choice;
 			reference.candidates = plan.candidates;
 			plan = std::move(reference);
 		}
 	}
-	plan.late = broken_bounds(bounded, plan);
 	plan.ref_end_s = end;
 	return plan;
 }

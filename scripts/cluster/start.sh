@@ -30,7 +30,7 @@ usage: $0 --state DIR [--select-type TYPE] [--plugin-dir DIR]
           [--partitions SPEC] [--sched-params LIST] [--port-base P] [--ctld-debug LEVEL]
           [--first-job-id N] [--extra-conf FILE] [--users LIST]
           [--job-submit LIST|none] [--slurmstepd PATH] [--slurm-prefix DIR]
-          [--priority basic|multifactor]
+          [--priority basic|multifactor|fairshare]
 
   --state DIR          all state, configs and logs go here (created if missing)
   --select-type TYPE   SelectType (default select/omru_cons_tres)
@@ -76,8 +76,12 @@ usage: $0 --state DIR [--select-type TYPE] [--plugin-dir DIR]
                        scripts/slurm-release.sh 24.11's; env.sh puts its
                        commands first in PATH (default: \$OMRU_SLURM_PREFIX,
                        else Debian's Slurm in /usr)
-  --priority TYPE      PriorityType: basic (default; submit order) or
-                       multifactor (an age factor; what sprio reads)
+  --priority TYPE      PriorityType: basic (default; submit order),
+                       multifactor (an age factor; what sprio reads) or
+                       fairshare (multifactor whose fair-share factor
+                       dominates, usage billed in GPU-seconds: partitions'
+                       TRESBillingWeights=CPU=0,GRES/gpu=1; shares are the
+                       associations', set with sacctmgr)
 USAGE
 }
 
@@ -169,8 +173,8 @@ validate_args() {
     [ -f "$PLUGSTACK_SRC" ] || die "--plugstack=$PLUGSTACK_SRC: no such file"
   fi
   case $PRIORITY in
-    basic | multifactor) ;;
-    *) die "--priority=$PRIORITY: must be basic or multifactor" ;;
+    basic | multifactor | fairshare) ;;
+    *) die "--priority=$PRIORITY: must be basic, multifactor or fairshare" ;;
   esac
   if [ -n "$OMRU_CONF_SRC" ]; then
     [ -f "$OMRU_CONF_SRC" ] || die "--omru-conf=$OMRU_CONF_SRC: no such file"

@@ -26,6 +26,9 @@ sim=$build/sim/omru-sim
 data=$top/data
 common=(--profiles "$data/profiles-t4.csv" --restart-overhead 30)
 
+rows=$(mktemp)
+trap 'rm -f "$rows"' EXIT
+
 cluster_of() { case $(basename "$1") in philly-*) echo 16x4 ;; *) echo 4x4 ;; esac; }
 
 # row NAME WORKLOAD OMRU_ARGS...: one line of the table for omru run with
@@ -50,7 +53,10 @@ print("%-22s %-10s %8.3f %8.3f %8.1f%% %8.3f %8.3f  %s" % (
     100 * v["later_5pct"], v["p99_ratio"], v["worst_ratio"],
     " ".join("%s:%.0f%%/%.0f%%" % (a["account"], 100 * a["gpu_s_share"], 100 * a["jobs"] / o["jobs"])
              for a in o.get("accounts", []))))
-' "$name" "$(basename "$w" .csv) $(cluster_of "$w")"
+with open(sys.argv[3], "a") as f:
+    f.write("%s %s %.6f %.6f %.6f %.6f %.6f\n" % (name, label.split()[0], o["makespan_s"] / b["makespan_s"],
+            o["avg_jct_s"] / b["avg_jct_s"], v["later_5pct"], v["p99_ratio"], v["worst_ratio"]))
+' "$name" "$(basename "$w" .csv) $(cluster_of "$w")" "$rows"
 }
 
 printf '%-22s %-10s %8s %8s %9s %8s %8s  %s\n' workload omru makespan mean_jct 'later>5%' p99 worst \
@@ -60,3 +66,14 @@ for w in "$data"/workloads/*.csv; do
   row no-bound "$w" --no-bound "${extra[@]}"
 done
 echo "(makespan, mean_jct: omru / backfill; later>5%, p99, worst: per job JCT_omru / JCT_backfill)"
+echo
+echo "# over the workloads, per setting: geomean makespan and mean JCT against backfill,"
+echo "# and the goals met (later>5% <= 5%, p99 <= 1.10, worst <= 1.5 on each workload;"
+echo "# geomean makespan <= 0.70, mean JCT <= 0.60)"
+awk '{ n[$1]++; m[$1] += log($3); j[$1] += log($4)
+       if ($5 > 0.05) l[$1]++; if ($6 > 1.10) p[$1]++; if ($7 > 1.5) w[$1]++ }
+  END { for (k in n) {
+    gm = exp(m[k] / n[k]); gj = exp(j[k] / n[k])
+    printf "%-10s geomean makespan %.3f%s, mean JCT %.3f%s; workloads over: later>5%% %d, p99 %d, worst %d (of %d)\n",
+      k, gm, gm <= 0.70 ? " (met)" : " (NOT met)", gj, gj <= 0.60 ? " (met)" : " (NOT met)",
+      l[k] + 0, p[k] + 0, w[k] + 0, n[k] } }' "$rows" | sort

@@ -106,6 +106,9 @@ typedef struct {
 	uint16_t tier; /* its partition's PriorityTier */
 	const omru_job_options_t *opts; /* NULL or opts->set == 0: plain */
 	int gpus; /* plain: its request; running: what it holds */
+	/* Running: the count it asked before the plan rewrote its request
+	 * (0: not known); what the reference bound may take back beyond. */
+	int asked_gpus;
 	int max_nodes; /* 0: any */
 	/* Running: GPUs held per node (where_node ascending). */
 	const int *where_node;

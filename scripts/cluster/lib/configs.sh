@@ -160,14 +160,28 @@ sched_params() {
 # priority_lines: --priority; multifactor with age and partition factors
 # (every job's own priority about 1000, its age adding to it), so sprio has
 # something to show besides the plan's part.
+# fairshare: multifactor whose fair-share factor outweighs age (a site
+# sharing its GPUs between groups), usage not decayed within a test.
 priority_lines() {
-  echo "PriorityType=priority/$PRIORITY"
-  if [ "$PRIORITY" = multifactor ]; then
-    echo "PriorityWeightAge=1000"
-    echo "PriorityMaxAge=1-0"
-    echo "PriorityWeightPartition=1000"
-    echo "PriorityCalcPeriod=1"
+  if [ "$PRIORITY" = basic ]; then
+    echo "PriorityType=priority/basic"
+    return
   fi
+  echo "PriorityType=priority/multifactor"
+  echo "PriorityWeightAge=1000"
+  echo "PriorityMaxAge=1-0"
+  echo "PriorityWeightPartition=1000"
+  echo "PriorityCalcPeriod=1"
+  if [ "$PRIORITY" = fairshare ]; then
+    echo "PriorityWeightFairshare=100000"
+    echo "PriorityDecayHalfLife=7-0"
+  fi
+}
+
+# billing_weights: under --priority fairshare a job's usage is its GPUs.
+billing_weights() {
+  [ "$PRIORITY" = fairshare ] && echo ' TRESBillingWeights="CPU=0,GRES/gpu=1"'
+  return 0
 }
 
 # job_submit_line: job_submit/omru merges the fields the nodes add to a
@@ -179,14 +193,14 @@ job_submit_line() {
 # partition_lines: --partitions, else one partition with every node.
 partition_lines() {
   if [ -z "${PARTITIONS:-}" ]; then
-    echo "PartitionName=gpu Nodes=ALL Default=YES MaxTime=INFINITE State=UP"
+    echo "PartitionName=gpu Nodes=ALL Default=YES MaxTime=INFINITE State=UP$(billing_weights)"
     return
   fi
   local -a parts
   IFS=';' read -r -a parts <<<"$PARTITIONS"
   local p default=YES
   for p in "${parts[@]}"; do
-    echo "PartitionName=${p%%:*} Nodes=${p#*:} Default=$default MaxTime=INFINITE State=UP"
+    echo "PartitionName=${p%%:*} Nodes=${p#*:} Default=$default MaxTime=INFINITE State=UP$(billing_weights)"
     default=NO
   done
 }

@@ -90,8 +90,8 @@ models=$(awk -F, 'NR > 1 && !/^#/ { print $1 }' "$state.profiles.csv" | sort -u 
   --pairs "$top/data/colocation/t4-pairs.csv" \
   --signals "$top/data/colocation/t4-signals.csv" >"$state.pairs.csv" 2>/dev/null
 cat > "$state.omru.conf" <<CONF
-# demo: jobs of a batch, so the OMRU paper's objective; one CPU per planned GPU.
-Objective=makespan
+# demo: the settings a site gets (Objective=jct, ReferenceBound=yes: no job
+# later than under backfill beyond the slack); one CPU per planned GPU.
 ProfileFile=$state.profiles.csv
 ColocationFile=$state.pairs.csv
 CpusPerGpu=1

@@ -873,11 +873,14 @@ Plan make_plan(const PlanInput &in, const PlanChoice &keep,
 	bounded.deadline_s = reference_deadlines(in, end);
 	Plan plan = search_plan(bounded, keep, search);
 	if (int broken = broken_bounds(bounded, plan); broken > 0) {
-		// The reference from this state keeps its own bounds; against a
-		// shadow's it may not, and is run only where it breaks fewer.
+		// The reference from this state keeps its own bounds.  Against
+		// a shadow's it may not (a job not elastic that the plan widened
+		// holds GPUs the shadow gave others): then it is run only where
+		// it keeps them all, else the search's plan, which breaks the
+		// fewest it could, stands.
 		Plan reference = reference_plan(in, ref);
 		reference.late = late_in_reference(bounded, reference);
-		if (!given || broken_bounds(bounded, reference) < broken) {
+		if (!given || broken_bounds(bounded, reference) == 0) {
 			reference.choice = plan.choice;
 			reference.candidates = plan.candidates;
 			plan = std::move(reference);

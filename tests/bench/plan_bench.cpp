@@ -15,7 +15,12 @@
 // over the exhaustive search's (the whole grid, PlanSearch::exhaustive),
 // both from this run.
 //
-// usage: plan-bench PROFILES.csv [--quick]
+// --bound: every plan under the reference bound (ReferenceBound=yes, the
+// controller's default), each pending job asking its curve's smallest
+// count: what the reference (planner/reference.hpp) adds to a plan; the
+// controller's shadow (reference_shadow.hpp) costs one more reference.
+//
+// usage: plan-bench PROFILES.csv [--quick] [--bound]
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -57,6 +62,8 @@ planner::PlanJob pending_job(std::mt19937_64 &rng, const Queue &q, int models)
 		j.node_set = static_cast<int>(rng() % (q.in.node_sets.size() + 1)) - 1;
 	return j;
 }
+
+bool g_bound = false; // --bound
 
 Queue make_queue(const ProfileTable &p, Shape shape, int pending, uint64_t seed)
 {
@@ -126,8 +133,11 @@ Queue make_queue(const ProfileTable &p, Shape shape, int pending, uint64_t seed)
 	for (int i = 0; i < pending; i++) {
 		planner::PlanJob j = pending_job(rng, q, p.model_count());
 		j.id = q.next_id++;
+		if (g_bound)
+			j.asked_gpus = in.curves[j.curve].gpus.front();
 		in.jobs.push_back(std::move(j));
 	}
+	in.bound.on = g_bound;
 	return q;
 }
 
@@ -232,10 +242,14 @@ void incremental_rows(const ProfileTable &p, Shape shape, int pending)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		std::fprintf(stderr, "usage: plan-bench PROFILES.csv [--quick]\n");
+		std::fprintf(stderr, "usage: plan-bench PROFILES.csv [--quick] [--bound]\n");
 		return 2;
 	}
-	const bool quick = argc > 2 && std::strcmp(argv[2], "--quick") == 0;
+	bool quick = false;
+	for (int a = 2; a < argc; a++) {
+		quick |= std::strcmp(argv[a], "--quick") == 0;
+		g_bound |= std::strcmp(argv[a], "--bound") == 0;
+	}
 	try {
 		ProfileTable p = ProfileTable::from_csv(CsvTable::read_file(argv[1]));
 		std::printf("# targets (median of re-plans keeping the previous choice; "

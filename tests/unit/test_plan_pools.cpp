@@ -19,22 +19,12 @@
 
 using namespace omru;
 using namespace omru::planner;
+using omru_test::moldable;
 using omru_test::refusal;
 using omru_test::rigid;
 using omru_test::running_on_node0;
 
 namespace {
-
-// 1..4 GPUs, each count faster (400 s / g an epoch on any span).
-SpeedCurve moldable(int nodes = 1)
-{
-	SpeedCurve cv;
-	for (int g = 1; g <= 4; g++) {
-		cv.gpus.push_back(g);
-		cv.epoch_s.push_back(std::vector<double>(std::min(g, nodes) + 1, 400.0 / g));
-	}
-	return cv;
-}
 
 PlanJob pending(long id, int curve, std::vector<PoolUse> pools)
 {
@@ -48,11 +38,7 @@ PlanJob pending(long id, int curve, std::vector<PoolUse> pools)
 
 PlanInput cluster(int nodes)
 {
-	PlanInput in;
-	in.nodes = nodes;
-	in.gpus_per_node = 4;
-	in.free_per_node.assign(nodes, 4);
-	return in;
+	return omru_test::gpu_cluster(nodes);
 }
 
 // The most of each pool the plan's segments hold at any moment.

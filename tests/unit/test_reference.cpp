@@ -16,30 +16,16 @@
 
 using namespace omru;
 using namespace omru::planner;
+using omru_test::moldable;
 using omru_test::refusal;
 using omru_test::rigid;
 using omru_test::running_on_node0;
 
 namespace {
 
-// 1..4 GPUs, 400 / g s an epoch on any span.
-SpeedCurve moldable(int nodes)
-{
-	SpeedCurve cv;
-	for (int g = 1; g <= 4; g++) {
-		cv.gpus.push_back(g);
-		cv.epoch_s.push_back(std::vector<double>(std::min(g, nodes) + 1, 400.0 / g));
-	}
-	return cv;
-}
-
 PlanInput cluster(int nodes)
 {
-	PlanInput in;
-	in.nodes = nodes;
-	in.gpus_per_node = 4;
-	in.free_per_node.assign(nodes, 4);
-	return in;
+	return omru_test::gpu_cluster(nodes);
 }
 
 // A pending job of `curve` asking `asked` GPUs, `epochs` of work.

@@ -866,13 +866,19 @@ Plan make_plan(const PlanInput &in, const PlanChoice &keep,
 	// The reference bound as one layer around the search: the reference
 	// from this state, each pending job's deadline from it, the search
 	// within them, and the reference itself where the search broke one.
-	const Reference ref = backfill_reference(in);
+	// The reference from this state: the bound's ends without a shadow,
+	// else only for the fallback (made when a plan breaks a bound).
 	const bool given = ref_end && ref_end->size() == in.jobs.size();
+	Reference ref;
+	if (!given)
+		ref = backfill_reference(in);
 	const std::vector<double> &end = given ? *ref_end : ref.end_s;
 	PlanInput bounded = in;
 	bounded.deadline_s = reference_deadlines(in, end);
 	Plan plan = search_plan(bounded, keep, search);
 	if (int broken = broken_bounds(bounded, plan); broken > 0) {
+		if (given)
+			ref = backfill_reference(in);
 		// The reference from this state keeps its own bounds.  Against
 		// a shadow's it may not (a job not elastic that the plan widened
 		// holds GPUs the shadow gave others): then it is run only where

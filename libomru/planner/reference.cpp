@@ -30,6 +30,10 @@ struct Slot {
 	std::vector<int> gpus;
 	std::vector<double> cpus, mem; // empty without node resources
 	std::vector<double> pools;     // room left in each
+	int total = 0;                 // free GPUs on all nodes
+	// Something comes back at its start (a job's end): only such slots,
+	// and the first, can be a job's earliest start.
+	bool release = false;
 };
 
 class Timeline {
@@ -44,6 +48,8 @@ class Timeline {
 			s.mem = in.free_mem;
 		}
 		s.pools = in.pool_capacity;
+		for (int g : s.gpus)
+			s.total += g;
 		slots_.push_back(std::move(s));
 	}
 
@@ -56,11 +62,16 @@ class Timeline {
 		    int sign)
 	{
 		size_t a = split(from), b = to < kInf ? split(to) : slots_.size();
+		if (sign > 0)
+			slots_[a].release = true;
+		else if (b < slots_.size())
+			slots_[b].release = true;
 		for (size_t k = a; k < b; k++) {
 			Slot &s = slots_[k];
 			for (size_t i = 0; i < where.size(); i++) {
 				auto [node, n] = where[i];
 				s.gpus[node] += sign * n;
+				s.total += sign * n;
 				if (!s.cpus.empty()) {
 					NodeUse u = i < holding.size()
 							    ? holding[i]
@@ -74,9 +85,10 @@ class Timeline {
 		}
 	}
 
-	// The earliest start of `job` at `option` and where; false when it
-	// never fits.
-	bool earliest(int job, int option, double &start, double &end, NodeCounts &where) const
+	// The earliest start of `job` at `option` and where, at or before
+	// slot `last`; false when it never fits.
+	bool earliest(int job, int option, double &start, double &end, NodeCounts &where,
+		      size_t last = std::numeric_limits<size_t>::max()) const
 	{
 		const PlanJob &pj = in_.jobs[job];
 		const SpeedCurve &cv = in_.curves[pj.curve];
@@ -85,7 +97,11 @@ class Timeline {
 		for (const PoolUse &u : pj.pools)
 			if (!u.fits(g, 0, in_.pool_capacity[u.pool]))
 				return false;
-		for (size_t k = 0; k < slots_.size();) {
+		for (size_t k = 0; k < slots_.size() && k <= last;) {
+			if (k > 0 && !slots_[k].release) { // nothing came back
+				k++;
+				continue;
+			}
 			size_t bad = first_short(pj, g, k, slots_[k].t + packed);
 			if (bad < slots_.size()) {
 				k = bad + 1;
@@ -129,7 +145,7 @@ class Timeline {
 			const Slot &s = slots_[m];
 			int total = 0;
 			if (pj.node_set < 0)
-				total = std::accumulate(s.gpus.begin(), s.gpus.end(), 0);
+				total = s.total;
 			else
 				for (int n : in_.node_sets[pj.node_set])
 					total += s.gpus[n];
@@ -143,18 +159,26 @@ class Timeline {
 		return slots_.size();
 	}
 
-	// The GPUs the job can take on each node in every slot of the window.
+	// The GPUs the job can take on each node in every slot of the window:
+	// the nodes with room in its first slot, then only those (in a busy
+	// cluster most nodes have none).
 	std::vector<int> caps_over(const PlanJob &pj, size_t k, double until) const
 	{
-		std::vector<int> caps(in_.nodes, std::numeric_limits<int>::max());
-		for (size_t m = k; m < slots_.size() && (m == k || slots_[m].t < until); m++) {
-			const Slot &s = slots_[m];
-			for (int n = 0; n < in_.nodes; n++) {
-				int fit = s.cpus.empty() ? s.gpus[n]
-							 : in_.fit_on(pj.need, n, s.gpus[n],
-								      s.cpus[n], s.mem[n]);
-				caps[n] = std::min(caps[n], std::max(0, fit));
-			}
+		auto fit = [&](const Slot &s, int n) {
+			return std::max(0, s.cpus.empty() ? s.gpus[n]
+							  : in_.fit_on(pj.need, n, s.gpus[n], s.cpus[n],
+								       s.mem[n]));
+		};
+		std::vector<int> caps(in_.nodes, 0), open;
+		for (int n = 0; n < in_.nodes; n++)
+			if ((caps[n] = fit(slots_[k], n)) > 0)
+				open.push_back(n);
+		for (size_t m = k + 1; m < slots_.size() && slots_[m].t < until && !open.empty(); m++) {
+			size_t kept = 0;
+			for (int n : open)
+				if ((caps[n] = std::min(caps[n], fit(slots_[m], n))) > 0)
+					open[kept++] = n;
+			open.resize(kept);
 		}
 		return caps;
 	}
@@ -169,6 +193,7 @@ class Timeline {
 		size_t at = static_cast<size_t>(it - slots_.begin());
 		Slot copy = slots_[at - 1]; // t > now: slot 0 starts at now
 		copy.t = t;
+		copy.release = false;
 		slots_.insert(slots_.begin() + static_cast<long>(at), std::move(copy));
 		return at;
 	}
@@ -242,13 +267,17 @@ Reference backfill_reference(const PlanInput &in)
 		line.change(pools_only, pj.gpus, {}, {}, in.now_s, ref.end_s[j], -1);
 	}
 	ref.order = priority_order(in);
+	int walked = 0;
 	for (int j : ref.order) {
 		int o = asked_option(in, j);
 		if (o < 0)
 			continue;
+		// Beyond the first max_jobs (sched/backfill's bf_max_job_test)
+		// a job gets no reservation: it starts only if it fits now.
+		const size_t last = walked++ < in.bound.max_jobs ? std::numeric_limits<size_t>::max() : 0;
 		double start = 0, end = 0;
 		NodeCounts where;
-		if (!line.earliest(j, o, start, end, where))
+		if (!line.earliest(j, o, start, end, where, last))
 			continue;
 		const PlanJob &pj = in.jobs[j];
 		line.change(pj, in.curves[pj.curve].gpus[o], where, {}, start, end, -1);

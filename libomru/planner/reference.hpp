@@ -46,8 +46,11 @@ std::vector<int> priority_order(const PlanInput &in);
 // smaller on ties); -1 when none does.
 int asked_option(const PlanInput &in, int job);
 
-// Conservative backfill over `in` (see above).  Deterministic;
-// check_plan_input(in) must hold.
+// Conservative backfill over `in` (see above): the first bound.max_jobs
+// pending jobs by priority get reservations (sched/backfill's
+// bf_max_job_test, 500 by default); a job after them only starts now if
+// it fits now, else has no reference.  Deterministic; check_plan_input(in)
+// must hold.
 Reference backfill_reference(const PlanInput &in);
 
 // Per job: the latest end the bound allows, from its reference end

@@ -222,7 +222,7 @@ Candidate enforce_fairness(const PlanInput &in, Candidate c)
 	}
 }
 
-// Rounds of enforce_bound before make_plan falls back to the reference.
+// Rounds of enforce_bound at most.
 constexpr int kBoundRounds = 8;
 
 // The reference bound, repaired: pending jobs the plan ends after their
@@ -230,7 +230,7 @@ constexpr int kBoundRounds = 8;
 // the count they asked (where it is usable), until none is late or
 // kBoundRounds rounds promoted all they could.  A promoted job starts as
 // soon as list scheduling lets it, as under backfill; what is still late
-// after that makes make_plan fall back to the reference itself.
+// after that is make_plan's fallback to decide.
 Candidate enforce_bound(const PlanInput &in, const std::vector<PendingJob> &pending,
 			Candidate c)
 {
@@ -238,7 +238,9 @@ Candidate enforce_bound(const PlanInput &in, const std::vector<PendingJob> &pend
 	for (size_t k = 0; k < pending.size(); k++)
 		pending_of[pending[k].job] = static_cast<int>(k);
 	const std::vector<int> by_priority = priority_order(in);
-	std::vector<bool> promoted(in.jobs.size(), false);
+	std::vector<bool> promoted(in.jobs.size(), false), queued(in.jobs.size(), false);
+	for (int job : c.order)
+		queued[job] = true;
 	for (int round = 0; round < kBoundRounds; round++) {
 		Outcome o = simulate_plan(in, c, true);
 		if (o.late == 0)
@@ -255,8 +257,7 @@ Candidate enforce_bound(const PlanInput &in, const std::vector<PendingJob> &pend
 			return c;
 		std::vector<int> order;
 		for (int job : by_priority)
-			if (promoted[job] && pending_of[job] >= 0 &&
-			    std::find(c.order.begin(), c.order.end(), job) != c.order.end())
+			if (promoted[job] && queued[job])
 				order.push_back(job);
 		for (int job : c.order)
 			if (!promoted[job])
@@ -863,11 +864,11 @@ Plan make_plan(const PlanInput &in, const PlanChoice &keep,
 	check_plan_input(in);
 	if (!in.bound.on)
 		return search_plan(in, keep, search);
-	// The reference bound as one layer around the search: the reference
-	// from this state, each pending job's deadline from it, the search
-	// within them, and the reference itself where the search broke one.
-	// The reference from this state: the bound's ends without a shadow,
-	// else only for the fallback (made when a plan breaks a bound).
+	// The reference bound as one layer around the search: each pending
+	// job's deadline from its reference end (the caller's shadow, else the
+	// reference from this state), the search within them, and the
+	// reference from this state where the search broke a bound (made only
+	// then when a shadow gave the ends).
 	const bool given = ref_end && ref_end->size() == in.jobs.size();
 	Reference ref;
 	if (!given)

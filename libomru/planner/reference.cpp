@@ -15,7 +15,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numeric>
 
 #include "planner/plan_simulation.hpp" // fits_when_idle, clearly_less
 
@@ -55,17 +54,13 @@ class Timeline {
 
 	const std::vector<Slot> &slots() const { return slots_; }
 
-	// What a job holds of pools and nodes, taken (sign -1) or given back
-	// (+1) from `from` to `to` (kInf: for good).
-	void change(const PlanJob &pj, int gpus, const NodeCounts &where,
-		    const std::vector<NodeUse> &holding, double from, double to,
-		    int sign)
+	// What a job holds of nodes (GPUs, and CPUs and memory: `holding`,
+	// else its need there), taken (sign -1) or given back (+1) from `from`
+	// to `to` (kInf: for good).
+	void nodes(const PlanJob &pj, const NodeCounts &where,
+		   const std::vector<NodeUse> &holding, double from, double to, int sign)
 	{
-		size_t a = split(from), b = to < kInf ? split(to) : slots_.size();
-		if (sign > 0)
-			slots_[a].release = true;
-		else if (b < slots_.size())
-			slots_[b].release = true;
+		auto [a, b] = span(from, to, sign);
 		for (size_t k = a; k < b; k++) {
 			Slot &s = slots_[k];
 			for (size_t i = 0; i < where.size(); i++) {
@@ -80,9 +75,16 @@ class Timeline {
 					s.mem[node] += sign * u.mem;
 				}
 			}
-			for (const PoolUse &u : pj.pools)
-				s.pools[u.pool] += sign * u.of(gpus);
 		}
+	}
+
+	// What a job of `gpus` GPUs holds of its pools, the same way.
+	void pools(const PlanJob &pj, int gpus, double from, double to, int sign)
+	{
+		auto [a, b] = span(from, to, sign);
+		for (size_t k = a; k < b; k++)
+			for (const PoolUse &u : pj.pools)
+				slots_[k].pools[u.pool] += sign * u.of(gpus);
 	}
 
 	// The earliest start of `job` at `option` and where, at or before
@@ -183,6 +185,18 @@ class Timeline {
 		return caps;
 	}
 
+	// The slots from `from` to `to` (kInf: the last one included), split
+	// there; the slot where something comes back is marked so.
+	std::pair<size_t, size_t> span(double from, double to, int sign)
+	{
+		size_t a = split(from), b = to < kInf ? split(to) : slots_.size();
+		if (sign > 0)
+			slots_[a].release = true;
+		else if (b < slots_.size())
+			slots_[b].release = true;
+		return { a, b };
+	}
+
 	// The index of the slot starting at t, made if none does.
 	size_t split(double t)
 	{
@@ -258,13 +272,9 @@ Reference backfill_reference(const PlanInput &in)
 		ref.start_s[j] = pj.progress_start_s;
 		ref.end_s[j] = running_end(in, pj);
 		// Its GPUs are not in free_per_node: they come back at its end.
-		PlanJob nodes_only = pj;
-		nodes_only.pools.clear();
-		line.change(nodes_only, pj.gpus, pj.where, pj.holding, ref.end_s[j], kInf, +1);
+		line.nodes(pj, pj.where, pj.holding, ref.end_s[j], kInf, +1);
 		// Pools count it in their capacity: it holds its part until then.
-		PlanJob pools_only;
-		pools_only.pools = pj.pools;
-		line.change(pools_only, pj.gpus, {}, {}, in.now_s, ref.end_s[j], -1);
+		line.pools(pj, pj.gpus, in.now_s, ref.end_s[j], -1);
 	}
 	ref.order = priority_order(in);
 	int walked = 0;
@@ -280,7 +290,8 @@ Reference backfill_reference(const PlanInput &in)
 		if (!line.earliest(j, o, start, end, where, last))
 			continue;
 		const PlanJob &pj = in.jobs[j];
-		line.change(pj, in.curves[pj.curve].gpus[o], where, {}, start, end, -1);
+		line.nodes(pj, where, {}, start, end, -1);
+		line.pools(pj, in.curves[pj.curve].gpus[o], start, end, -1);
 		ref.option[j] = o;
 		ref.start_s[j] = start;
 		ref.end_s[j] = end;

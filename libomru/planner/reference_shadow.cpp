@@ -16,6 +16,34 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 } // namespace
 
+// First seen start, so a resize's restart does not move it.
+void ReferenceShadow::note_real_run(Seen &seen, const PlanJob &pj)
+{
+	if (!pj.running)
+		return;
+	if (seen.real_start_s < 0)
+		seen.real_start_s = pj.progress_start_s;
+	seen.real_end_s = pj.progress_start_s + pj.epochs_at_progress_start * pj.epoch_s;
+}
+
+void ReferenceShadow::cut_to_real_run(long id, const Seen &seen, double now)
+{
+	auto r = running_.find(id);
+	if (r == running_.end())
+		return;
+	Run &run = r->second;
+	double end = now; // never ran for real: withdrawn now
+	if (seen.real_start_s >= 0 && seen.real_end_s > seen.real_start_s) {
+		double share = std::clamp((now - seen.real_start_s) /
+					  (seen.real_end_s - seen.real_start_s), 0.0, 1.0);
+		end = std::max(now, run.start_s + share * (run.end_s - run.start_s));
+	}
+	if (!clearly_less(now, end))
+		running_.erase(r);
+	else
+		run.end_s = std::min(run.end_s, end);
+}
+
 std::vector<double> ReferenceShadow::ends(const PlanInput &in)
 {
 	const double now = in.now_s;
@@ -48,8 +76,10 @@ std::vector<double> ReferenceShadow::ends(const PlanInput &in)
 	std::set<long> ids;
 	for (const PlanJob &pj : in.jobs) {
 		ids.insert(pj.id);
-		if (seen_.count(pj.id))
+		if (auto known = seen_.find(pj.id); known != seen_.end()) {
+			note_real_run(known->second, pj);
 			continue;
+		}
 		Seen s;
 		if (pj.running) {
 			Run r;
@@ -62,10 +92,17 @@ std::vector<double> ReferenceShadow::ends(const PlanInput &in)
 		} else {
 			s.work = pj.remaining_epochs;
 		}
+		note_real_run(s, pj);
 		seen_.emplace(pj.id, std::move(s));
 	}
-	for (auto it = seen_.begin(); it != seen_.end();)
-		it = ids.count(it->first) ? std::next(it) : seen_.erase(it);
+	for (auto it = seen_.begin(); it != seen_.end();) {
+		if (ids.count(it->first)) {
+			++it;
+			continue;
+		}
+		cut_to_real_run(it->first, it->second, now);
+		it = seen_.erase(it);
+	}
 
 	// The shadow's state as a plan input: GPUs per node only.
 	PlanInput s;

@@ -18,8 +18,12 @@
 // priorities and work (their whole work as first seen pending); not CPUs,
 // memory or pools (those bind the real plan, not the promise).  A job first
 // seen running (started before any plan saw it) runs in the shadow where
-// it really runs.  In memory only: after a restart the shadow starts again
-// from the state then.
+// it really runs.  A job that leaves the input (it ended, was cancelled or
+// is held) ends in the shadow no later than its real run says: the share
+// of its predicted run it really ran, of its run in the shadow, and now if
+// it never ran for real (a blocker cancelled early frees its GPUs in the
+// shadow too, as it would have under backfill).  In memory only: after a
+// restart the shadow starts again from the state then.
 #ifndef OMRU_PLANNER_REFERENCE_SHADOW_HPP
 #define OMRU_PLANNER_REFERENCE_SHADOW_HPP
 
@@ -51,7 +55,14 @@ class ReferenceShadow {
 		double end_s = -1;     // ended in the shadow at (-1: not yet)
 		bool planned = false;  // a reference placed it last time
 		Run next;              // where and when, if planned
+		// Its real run, while the input shows it running: first seen
+		// start and last predicted end (-1: never seen running).
+		double real_start_s = -1, real_end_s = -1;
 	};
+	// A job the input shows running: its real start and predicted end.
+	static void note_real_run(Seen &seen, const PlanJob &pj);
+	// A job gone from the input: cut its shadow run to what it really ran.
+	void cut_to_real_run(long id, const Seen &seen, double now);
 	std::map<long, Run> running_; // started in the shadow, not ended
 	std::map<long, Seen> seen_;   // every job of the last input
 	double last_now_s_ = -1;

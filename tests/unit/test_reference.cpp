@@ -276,6 +276,60 @@ START_TEST(test_shadow_keeps_what_backfill_would_have_done)
 }
 END_TEST
 
+START_TEST(test_shadow_ends_what_really_ended_early)
+{
+	PlanInput in = cluster(1);
+	in.curves = { moldable(1) };
+	// A blocker first seen running on all 4 GPUs until 1000, cancelled at
+	// 50: the job behind it (asked 4: 100 s) ends at 150 in the shadow
+	// too, as backfill would have started it at 50.
+	{
+		ReferenceShadow shadow;
+		in.now_s = 0;
+		in.free_per_node = { 0 };
+		in.jobs = { running_on_node0(pending(1, 0, 4, 1), 4, 1000, 1, false),
+			    pending(2, 0, 4, 1) };
+		ck_assert_double_eq(shadow.ends(in)[1], 1100);
+		in.now_s = 50;
+		in.free_per_node = { 4 };
+		in.jobs = { pending(2, 0, 4, 1) };
+		ck_assert_double_eq(shadow.ends(in)[0], 150);
+		ck_assert_int_eq(static_cast<int>(shadow.running()), 0);
+	}
+	// A job the shadow runs on its asked 1 GPU (0 to 400) really runs on 4
+	// from 10 (to 110) and ends at 60, half its real run: in the shadow it
+	// ends at half its run there, 200, and a 4-GPU job behind it at 300.
+	{
+		ReferenceShadow shadow;
+		in.now_s = 0;
+		in.free_per_node = { 4 };
+		in.jobs = { pending(1, 0, 1, 1) };
+		ck_assert_double_eq(shadow.ends(in)[0], 400);
+		in.now_s = 10;
+		in.free_per_node = { 0 };
+		PlanJob a = running_on_node0(pending(1, 0, 1, 1), 4, 100, 1, true);
+		a.progress_start_s = 10;
+		in.jobs = { a };
+		shadow.ends(in);
+		in.now_s = 60;
+		in.free_per_node = { 4 };
+		in.jobs = { pending(2, 0, 4, 1, 0, 60) };
+		ck_assert_double_eq(shadow.ends(in)[0], 300);
+	}
+	// A job the shadow runs that is withdrawn before it really ran (a
+	// cancel while pending) frees its GPU in the shadow at once.
+	{
+		ReferenceShadow shadow;
+		in.now_s = 0;
+		in.jobs = { pending(1, 0, 1, 1) };
+		ck_assert_double_eq(shadow.ends(in)[0], 400);
+		in.now_s = 30;
+		in.jobs = { pending(2, 0, 4, 1, 0, 30) };
+		ck_assert_double_eq(shadow.ends(in)[0], 130);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("reference");
@@ -290,6 +344,7 @@ int main(void)
 	tcase_add_test(tc, test_unbounded_plan_breaks_what_the_bound_keeps);
 	tcase_add_test(tc, test_bound_holds_on_random_inputs);
 	tcase_add_test(tc, test_shadow_keeps_what_backfill_would_have_done);
+	tcase_add_test(tc, test_shadow_ends_what_really_ended_early);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

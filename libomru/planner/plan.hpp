@@ -187,7 +187,8 @@ struct PlanInput {
 	ReferenceBound bound;
 	// Per job: the latest end the bound allows (absolute time; infinity:
 	// none).  make_plan fills it from the reference when bound.on; empty:
-	// no job is bound.
+	// no job is bound.  Pending jobs' count as the plan's lateness;
+	// running jobs' only limit shrinks (shrink_to_admit).
 	std::vector<double> deadline_s;
 
 	int capacity(int node) const

@@ -62,6 +62,12 @@ struct JobState {
 	// reference prices no interference, and backfill's jobs share nodes
 	// too).
 	double solo_end_s = 0;
+	// solo_end_s of its first segment in this plan: the end it keeps if
+	// it never grows.  A pending job is held to this, not to a growth
+	// later plans may not give it (a job started on 1 GPU of the 4 it
+	// asked, to grow into GPUs freed later, was passed over by the plans
+	// after and ended 29% past its reference; philly-8h-3).
+	double firm_end_s = kInf;
 	double resizable_from_s = kInf;
 	unsigned version = 0; // tells stale completion events apart
 	// CPUs and memory held on each node of `where` (node resources only).
@@ -567,6 +573,7 @@ void PlanRun::run_segment(int job, int option, NodeCounts where, double epoch_s,
 		by_end_.erase({ s.end_s, job });
 		growable_.erase({ s.end_s, job });
 	}
+	const bool first = s.phase == JobState::Phase::Waiting;
 	s.phase = JobState::Phase::Running;
 	s.option = option;
 	s.gpus = 0;
@@ -579,6 +586,8 @@ void PlanRun::run_segment(int job, int option, NodeCounts where, double epoch_s,
 	s.epoch_s = epoch_s * factor_on(job, s.where);
 	s.end_s = progress_start + left * s.epoch_s;
 	s.solo_end_s = progress_start + left * epoch_s;
+	if (first)
+		s.firm_end_s = s.solo_end_s;
 	if (tail_)
 		by_end_.insert({ s.end_s, job });
 	s.version++;
@@ -1170,9 +1179,11 @@ void PlanRun::finish(int job)
 	pool_add(job, s.gpus, -1);
 	out_.makespan_s = std::max(out_.makespan_s, s.end_s);
 	out_.sum_jct_s += s.end_s - in_.jobs[job].submit_s;
-	if (!in_.deadline_s.empty() && clearly_less(in_.deadline_s[job], s.solo_end_s)) {
+	const double bound_end = std::max(s.firm_end_s, s.solo_end_s);
+	if (!in_.deadline_s.empty() && !in_.jobs[job].running &&
+	    clearly_less(in_.deadline_s[job], bound_end)) {
 		out_.late++;
-		out_.late_s += s.solo_end_s - in_.deadline_s[job];
+		out_.late_s += bound_end - in_.deadline_s[job];
 		if (record_)
 			out_.late_jobs.push_back(job);
 	}

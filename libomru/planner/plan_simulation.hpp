@@ -45,8 +45,9 @@ struct Outcome {
 	double sum_jct_s = 0;
 	int unplaced = 0;
 	// Pending jobs ending after their deadline (PlanInput::deadline_s),
-	// their neighbours' slowdown left out, and by how much in all; which
-	// (recorded runs only).
+	// their neighbours' slowdown left out and growth after their start
+	// not counted on (later plans may not give it), and by how much in
+	// all; which (recorded runs only).
 	int late = 0;
 	double late_s = 0;
 	std::vector<int> late_jobs;

@@ -300,6 +300,17 @@ Reference backfill_reference(const PlanInput &in)
 	return ref;
 }
 
+namespace {
+
+// submit + (end - submit) x (1 + slack) + slack_s.
+double stretched(const PlanInput &in, const PlanJob &pj, double end)
+{
+	const double from = std::min(pj.submit_s, in.now_s);
+	return from + (end - from) * (1 + in.bound.slack) + in.bound.slack_s;
+}
+
+} // namespace
+
 std::vector<double> reference_deadlines(const PlanInput &in, const std::vector<double> &end)
 {
 	std::vector<double> deadline(in.jobs.size(), kInf);
@@ -311,9 +322,14 @@ std::vector<double> reference_deadlines(const PlanInput &in, const std::vector<d
 		if (pj.asked_gpus <= 0 || !std::isfinite(end[j]))
 			continue;
 		bound++;
-		double jct = end[j] - std::min(pj.submit_s, in.now_s);
-		deadline[j] = std::min(pj.submit_s, in.now_s) + jct * (1 + in.bound.slack) +
-			      in.bound.slack_s;
+		deadline[j] = stretched(in, pj, end[j]);
+	}
+	// Running jobs keep theirs (what a shrink must not break); they do not
+	// count against max_jobs, which caps the pending jobs backfill walks.
+	for (size_t j = 0; j < in.jobs.size(); j++) {
+		const PlanJob &pj = in.jobs[j];
+		if (pj.running && pj.asked_gpus > 0 && std::isfinite(end[j]))
+			deadline[j] = stretched(in, pj, end[j]);
 	}
 	return deadline;
 }

@@ -55,8 +55,10 @@ Reference backfill_reference(const PlanInput &in);
 
 // Per job: the latest end the bound allows, from its reference end
 // (`end`, one per job): submit + (end - submit) x (1 + slack) + slack_s for
-// the first bound.max_jobs pending jobs by priority that asked a count;
-// infinity for the others and for running jobs.
+// the first bound.max_jobs pending jobs by priority that asked a count and
+// for every running job that asked one (a shrink must not push it past
+// its bound; the plan's lateness counts pending jobs only); infinity for
+// the others.
 std::vector<double> reference_deadlines(const PlanInput &in, const std::vector<double> &end);
 
 // The reference as a plan: starts now what it starts now, each pending job

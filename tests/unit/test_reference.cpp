@@ -186,6 +186,32 @@ START_TEST(test_unbounded_plan_breaks_what_the_bound_keeps)
 }
 END_TEST
 
+START_TEST(test_the_bound_does_not_count_on_growth)
+{
+	// One node: 2 GPUs free now, 2 more at 100.  x asks 4 GPUs for 2
+	// epochs: backfill starts it at 100, to end at 300.  Started now on 2
+	// it would end at 250 if a later plan grew it at 100, but at 400 if
+	// none does: the bound holds it to what it starts on, so it waits for
+	// the 4 it asked.  Unbounded, mean JCT starts it now on 2.
+	PlanInput in = cluster(1);
+	in.curves = { moldable(1) };
+	in.free_per_node = { 2 };
+	PlanJob held = running_on_node0(pending(1, 0, 2, 1), 2, 100, 1, false);
+	in.jobs = { held, pending(2, 0, 4, 2) };
+	in.objective = Objective::MeanJct;
+	Plan free_plan = make_plan(in);
+	ck_assert_double_eq(free_plan.jobs[1].start_s(), 0);
+	ck_assert_int_eq(free_plan.jobs[1].segments.front().gpus, 2);
+	in.bound.on = true;
+	in.bound.slack = 0;
+	in.bound.slack_s = 0;
+	Plan bound = make_plan(in);
+	ck_assert_double_eq(bound.jobs[1].start_s(), 100);
+	ck_assert_int_eq(bound.jobs[1].segments.front().gpus, 4);
+	ck_assert_double_eq(bound.jobs[1].end_s(), 300);
+}
+END_TEST
+
 START_TEST(test_bound_holds_on_random_inputs)
 {
 	// Property: with the bound on, every pending job that asked a count
@@ -231,6 +257,18 @@ START_TEST(test_bound_holds_on_random_inputs)
 			ck_assert_msg(p.jobs[j].end_s() <= d[j] + 1e-6 * std::max(1.0, d[j]),
 				      "round %d: job %zu ends at %g, its bound is %g", round, j,
 				      p.jobs[j].end_s(), d[j]);
+			// Without the growth later plans may not give it.
+			const PlannedSegment &first = p.jobs[j].segments.front();
+			const SpeedCurve &cv = in.curves[in.jobs[j].curve];
+			for (size_t o = 0; o < cv.gpus.size(); o++)
+				if (cv.gpus[o] == first.gpus) {
+					double firm = first.start_s + in.jobs[j].remaining_epochs *
+									      cv.epoch_s[o][first.nodes];
+					ck_assert_msg(firm <= d[j] + 1e-6 * std::max(1.0, d[j]),
+						      "round %d: job %zu ends at %g on the %d GPUs it "
+						      "starts on, its bound is %g",
+						      round, j, firm, first.gpus, d[j]);
+				}
 		}
 		ck_assert_int_eq(p.late, 0);
 		fell_back += p.is_reference;
@@ -342,6 +380,7 @@ int main(void)
 	tcase_add_test(tc, test_pools_hold_a_job_until_room);
 	tcase_add_test(tc, test_deadlines_stretch_the_reference);
 	tcase_add_test(tc, test_unbounded_plan_breaks_what_the_bound_keeps);
+	tcase_add_test(tc, test_the_bound_does_not_count_on_growth);
 	tcase_add_test(tc, test_bound_holds_on_random_inputs);
 	tcase_add_test(tc, test_shadow_keeps_what_backfill_would_have_done);
 	tcase_add_test(tc, test_shadow_ends_what_really_ended_early);

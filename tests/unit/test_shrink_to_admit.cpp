@@ -17,11 +17,14 @@ static const char kHead[] =
 static const char kProfiles[] = "model,gpus,epoch_s\nm,1,100\nm,2,60\nm,4,40\n";
 
 // The rule tested here is the makespan objective's (a shrink that delays
-// the running job pays only where the batch ends sooner).
+// the running job pays only where the batch ends sooner), without the
+// reference bound (which holds the shrunk job to its own promise: see
+// test_the_bound_keeps_the_shrunk_jobs_promise).
 static PolicyOptions makespan_plan()
 {
 	PolicyOptions o;
 	o.omru_objective = planner::Objective::Makespan;
+	o.omru_bound.on = false;
 	return o;
 }
 
@@ -60,6 +63,29 @@ START_TEST(test_a_late_job_is_shrunk_so_the_newcomer_starts)
 }
 END_TEST
 
+// Under the reference bound (the defaults) a is not shrunk below the 4
+// GPUs it asked: at 2 it would end at 560, past its backfill end (400)
+// x 1.05 + 1 s; b waits for it, as under backfill.  With a looser bound
+// (slack 0.5: a's bound is 601) the shrink keeps a's promise and is taken.
+START_TEST(test_the_bound_keeps_the_shrunk_jobs_promise)
+{
+	std::string w = std::string(kHead) + "a,0,m,10,4,1,4,1,1\nb,100,m,10,4,1,4,1,\n";
+	Inputs in = make_inputs("1x4", kProfiles, w.c_str());
+	PolicyOptions bound;
+	bound.omru_objective = planner::Objective::Makespan;
+	Schedule s = run_policy(in, "omru", 10, bound);
+	ck_assert_int_eq(segments_of(in, s, "a").size(), 1);
+	ck_assert_double_eq_tol(segments_of(in, s, "b").front().start_s, 400, 1e-9);
+
+	bound.omru_bound.slack = 0.5;
+	s = run_policy(in, "omru", 10, bound);
+	auto a = segments_of(in, s, "a");
+	ck_assert_int_eq(a.size(), 2);
+	ck_assert_double_le_tol(a.back().end_s, 601, 1e-6);
+	ck_assert_double_eq_tol(segments_of(in, s, "b").front().start_s, 100, 1e-9);
+}
+END_TEST
+
 START_TEST(test_no_signal_or_an_early_job_is_never_shrunk)
 {
 	// a reports no phase; then a is late only after 5 epochs (at 200 s,
@@ -95,6 +121,7 @@ int main(void)
 	TCase *t = tcase_create("shrink");
 	tcase_set_timeout(t, 60);
 	tcase_add_test(t, test_a_late_job_is_shrunk_so_the_newcomer_starts);
+	tcase_add_test(t, test_the_bound_keeps_the_shrunk_jobs_promise);
 	tcase_add_test(t, test_no_signal_or_an_early_job_is_never_shrunk);
 	tcase_add_test(t, test_a_shrink_keeps_the_fullest_nodes);
 	suite_add_tcase(s, t);

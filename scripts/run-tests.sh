@@ -115,6 +115,9 @@ say "build/: $test_jobs test files at once; build-san/ (ASan/UBSan) built and te
   if build "$san_dir" --enable-sanitizers --without-libtorch \
       CFLAGS="-g1 -O1" CXXFLAGS="-g1 -O1" 2>"$san_dir.log"; then
     say "build-san/: built in $(since "$t") s (progress in $san_dir.log)"
+    # Tests that repeat one code path over data sets run one of them here
+    # (tests/sim/omru-sim.test: one Philly window, not three).
+    export OMRU_TEST_SANITIZED=1
     check "$san_dir" "$cores" || exit 1
     # Every parser's libFuzzer target, a short run each (make fuzz).
     t=$EPOCHREALTIME

@@ -80,8 +80,10 @@ usage: $0 --state DIR [--select-type TYPE] [--plugin-dir DIR]
                        multifactor (an age factor; what sprio reads) or
                        fairshare (multifactor whose fair-share factor
                        dominates, usage billed in GPU-seconds: partitions'
-                       TRESBillingWeights=CPU=0,GRES/gpu=1; shares are the
-                       associations', set with sacctmgr)
+                       TRESBillingWeights=CPU=0,GRES/gpu=1, charged as each
+                       job ends: AccountingStorageEnforce=associations,
+                       limits; shares are the associations', set with
+                       sacctmgr)
 USAGE
 }
 

@@ -161,7 +161,12 @@ sched_params() {
 # (every job's own priority about 1000, its age adding to it), so sprio has
 # something to show besides the plan's part.
 # fairshare: multifactor whose fair-share factor outweighs age (a site
-# sharing its GPUs between groups), usage not decayed within a test.
+# sharing its GPUs between groups), usage not decayed within a test, and
+# AccountingStorageEnforce=associations,limits as such sites set it: only
+# with limits enforced does slurmctld charge a job's usage when it ends
+# (acct_policy_job_fini); otherwise only the decay pass charges running
+# jobs, once per PriorityCalcPeriod, and a job shorter than that is never
+# charged (sshare's RawUsage stayed 0).
 priority_lines() {
   if [ "$PRIORITY" = basic ]; then
     echo "PriorityType=priority/basic"
@@ -175,6 +180,7 @@ priority_lines() {
   if [ "$PRIORITY" = fairshare ]; then
     echo "PriorityWeightFairshare=100000"
     echo "PriorityDecayHalfLife=7-0"
+    echo "AccountingStorageEnforce=associations,limits"
   fi
 }
 

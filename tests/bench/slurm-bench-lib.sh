@@ -43,8 +43,9 @@ PY
 # stopped), writes $work/profiles.csv (the T4 profiles time-scaled by
 # SCALE wall seconds per profiled second, every span priced:
 # profiles_with_spreads, OMRU_BENCH_SPREAD_COST), $work/plugstack.conf and
-# $work/omru.conf (makespan objective, those profiles, CpusPerGpu=1, then
-# the extra lines), and points the job emulator at the profiles.
+# $work/omru.conf (Objective=$OMRU_BENCH_OBJECTIVE, makespan unless set,
+# those profiles, CpusPerGpu=1, then the extra lines), and points the job
+# emulator at the profiles.
 bench_setup() {
   local name=$1 build=$2 scale=$3
   shift 3
@@ -60,7 +61,8 @@ bench_setup() {
   profiles_with_spreads "$work/profiles.t4.csv" "$work/profiles.csv" \
     "${OMRU_BENCH_SPREAD_COST:-1.3}"
   echo "required $build/spank/.libs/spank_omru.so run_dir=$work/run" >"$work/plugstack.conf"
-  printf '%s\n' Objective=makespan "ProfileFile=$work/profiles.csv" CpusPerGpu=1 "$@" \
+  printf '%s\n' "Objective=${OMRU_BENCH_OBJECTIVE:-makespan}" "ProfileFile=$work/profiles.csv" \
+    CpusPerGpu=1 "$@" \
     >"$work/omru.conf"
   export OMRU_EMU_PROFILES=$work/profiles.csv OMRU_EMU_TIME_SCALE=1 \
     OMRU_EMU_SPREAD_COST=${OMRU_BENCH_SPREAD_COST:-1.3}

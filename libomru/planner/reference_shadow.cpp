@@ -104,7 +104,13 @@ std::vector<double> ReferenceShadow::ends(const PlanInput &in)
 		it = seen_.erase(it);
 	}
 
-	// The shadow's state as a plan input: GPUs per node only.
+	// The shadow's state as a plan input: GPUs per node and pools (a
+	// user's GPU limit, a license: Slurm's own policy waits for them too;
+	// a shadow that ignored them promised nobody's capped jobs ends no
+	// scheduler could give, and the bound then held them at their asked
+	// counts: slurm-limits.sh, 2026-11-28).  A job gone from the input
+	// that still runs in the shadow holds no pool (its uses are not
+	// known any more: pool numbers are the input's).
 	PlanInput s;
 	s.now_s = now;
 	s.nodes = in.nodes;
@@ -112,6 +118,10 @@ std::vector<double> ReferenceShadow::ends(const PlanInput &in)
 	s.node_gpus = in.node_gpus;
 	s.node_sets = in.node_sets;
 	s.curves = in.curves;
+	s.pool_capacity = in.pool_capacity;
+	std::map<long, size_t> input_of;
+	for (size_t j = 0; j < in.jobs.size(); j++)
+		input_of.emplace(in.jobs[j].id, j);
 	s.free_per_node.resize(in.nodes);
 	for (int n = 0; n < in.nodes; n++)
 		s.free_per_node[n] = in.capacity(n);
@@ -131,6 +141,8 @@ std::vector<double> ReferenceShadow::ends(const PlanInput &in)
 			}
 		for (auto [node, count] : pj.where)
 			pj.gpus += count;
+		if (auto k = input_of.find(id); k != input_of.end())
+			pj.pools = in.jobs[k->second].pools;
 		s.jobs.push_back(std::move(pj));
 	}
 	std::vector<int> index_of(in.jobs.size(), -1); // in.jobs -> s.jobs
@@ -147,6 +159,7 @@ std::vector<double> ReferenceShadow::ends(const PlanInput &in)
 		q.node_set = pj.node_set;
 		q.asked_gpus = pj.asked_gpus;
 		q.priority = pj.priority;
+		q.pools = pj.pools;
 		index_of[j] = static_cast<int>(s.jobs.size());
 		s.jobs.push_back(std::move(q));
 	}

@@ -14,9 +14,10 @@
 // end in the shadow is what Slurm's policy would have given it, and what
 // the plan is bounded by (planner.hpp, make_plan's `ref_end`).
 //
-// What it knows: GPUs per node, node sets, the jobs' asked counts,
-// priorities and work (their whole work as first seen pending); not CPUs,
-// memory or pools (those bind the real plan, not the promise).  A job first
+// What it knows: GPUs per node, node sets, pools (a user's GPU limit, a
+// license: Slurm's policy waits for them too), the jobs' asked counts,
+// priorities and work (their whole work as first seen pending); not CPUs
+// or memory (those bind the real plan, not the promise).  A job first
 // seen running (started before any plan saw it) runs in the shadow where
 // it really runs.  A job that leaves the input (it ended, was cancelled or
 // is held) ends in the shadow no later than its real run says: the share

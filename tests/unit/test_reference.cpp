@@ -368,6 +368,24 @@ START_TEST(test_shadow_ends_what_really_ended_early)
 }
 END_TEST
 
+START_TEST(test_shadow_waits_for_pools)
+{
+	// One 4-GPU node, a user's GPU limit of 2 (a pool): the user's two
+	// 2-GPU jobs run one after the other in the shadow, as Slurm would
+	// run them, not side by side.
+	PlanInput in = cluster(1);
+	in.curves = { moldable(1) };
+	in.pool_capacity = { 2 };
+	PlanJob a = pending(1, 0, 2, 1), b = pending(2, 0, 2, 1);
+	a.pools = b.pools = { PoolUse{ 0, 1, 0 } };
+	in.jobs = { a, b };
+	ReferenceShadow shadow;
+	std::vector<double> e = shadow.ends(in);
+	ck_assert_double_eq(e[0], 200);
+	ck_assert_double_eq(e[1], 400);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("reference");
@@ -384,6 +402,7 @@ int main(void)
 	tcase_add_test(tc, test_bound_holds_on_random_inputs);
 	tcase_add_test(tc, test_shadow_keeps_what_backfill_would_have_done);
 	tcase_add_test(tc, test_shadow_ends_what_really_ended_early);
+	tcase_add_test(tc, test_shadow_waits_for_pools);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <set>
 
 #include "planner/plan_simulation.hpp" // clearly_less
 #include "planner/reference.hpp"
@@ -73,9 +72,11 @@ std::vector<double> ReferenceShadow::ends(const PlanInput &in)
 	// Jobs seen for the first time: their whole work, or, first seen
 	// running, where they run.  Jobs gone from the input are forgotten
 	// (unless they still run in the shadow: they hold its GPUs).
-	std::set<long> ids;
+	// in.jobs by id: which jobs are still in the input, and their pools.
+	std::map<long, size_t> input_of;
+	for (size_t j = 0; j < in.jobs.size(); j++)
+		input_of.emplace(in.jobs[j].id, j);
 	for (const PlanJob &pj : in.jobs) {
-		ids.insert(pj.id);
 		if (auto known = seen_.find(pj.id); known != seen_.end()) {
 			note_real_run(known->second, pj);
 			continue;
@@ -96,7 +97,7 @@ std::vector<double> ReferenceShadow::ends(const PlanInput &in)
 		seen_.emplace(pj.id, std::move(s));
 	}
 	for (auto it = seen_.begin(); it != seen_.end();) {
-		if (ids.count(it->first)) {
+		if (input_of.count(it->first)) {
 			++it;
 			continue;
 		}
@@ -119,9 +120,6 @@ std::vector<double> ReferenceShadow::ends(const PlanInput &in)
 	s.node_sets = in.node_sets;
 	s.curves = in.curves;
 	s.pool_capacity = in.pool_capacity;
-	std::map<long, size_t> input_of;
-	for (size_t j = 0; j < in.jobs.size(); j++)
-		input_of.emplace(in.jobs[j].id, j);
 	s.free_per_node.resize(in.nodes);
 	for (int n = 0; n < in.nodes; n++)
 		s.free_per_node[n] = in.capacity(n);

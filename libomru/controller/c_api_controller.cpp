@@ -498,10 +498,12 @@ void omru_ctl_stats(const omru_ctl_t *ctl, char *buf, size_t len)
 	const omru::controller::PlanStats &s = ctl->ctl->stats();
 	std::snprintf(buf, len,
 		      "plans=%ld last_ms=%.2f max_ms=%.2f mean_ms=%.2f jobs=%zu "
-		      "pending=%zu starts=%zu candidates=%d incremental=%ld ends_at=%.0f",
+		      "pending=%zu starts=%zu candidates=%d incremental=%ld ends_at=%.0f "
+		      "late=%d late_s=%.1f reference=%s",
 		      s.plans, s.last_ms, s.max_ms, s.plans ? s.total_ms / s.plans : 0.0,
 		      s.last_jobs, s.last_pending, s.last_starts, s.candidates,
-		      s.incremental, s.makespan_s);
+		      s.incremental, s.makespan_s, s.late, s.late_s,
+		      s.is_reference ? "yes" : "no");
 }
 
 int omru_ctl_admin_comment(const omru_ctl_t *ctl, uint32_t job_id,

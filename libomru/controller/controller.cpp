@@ -495,6 +495,9 @@ void Controller::plan(const Snapshot &snap, double time_cap_ms)
 	stats_.makespan_s = plan.makespan_s;
 	stats_.candidates = plan.candidates;
 	stats_.incremental += plan.incremental;
+	stats_.late = plan.late;
+	stats_.late_s = plan.late_s;
+	stats_.is_reference = plan.is_reference;
 	if (time_cap_ms > 0 && ms > time_cap_ms)
 		pending_cap_ = std::max(kMinPendingCap,
 					static_cast<size_t>(pending * time_cap_ms / ms));

@@ -85,6 +85,12 @@ struct PlanStats {
 	double makespan_s = 0; // absolute, of the last plan
 	int candidates = 0;
 	long incremental = 0;  // plans that searched incrementally (Replanner)
+	// The last plan's pending jobs past their reference bound, by how much
+	// in all (Plan::late, late_s), and whether it fell back to the
+	// reference itself: what an admin reads to see the bound bind.
+	int late = 0;
+	double late_s = 0;
+	bool is_reference = false;
 };
 
 class Controller {

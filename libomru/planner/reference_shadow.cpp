@@ -13,6 +13,22 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+// What `pj` holds of each node of `where` (its holding as Slurm reported
+// it, else its need there); empty without node resources.
+std::vector<NodeUse> uses_of(const PlanInput &in, const PlanJob &pj, const NodeCounts &where,
+			     const std::vector<NodeUse> &holding = {})
+{
+	if (!in.has_resources())
+		return {};
+	if (holding.size() == where.size())
+		return holding;
+	std::vector<NodeUse> use;
+	for (auto [node, n] : where)
+		use.push_back(node >= 0 && node < in.nodes ? in.use_of(pj.need, node, n)
+							   : NodeUse{});
+	return use;
+}
+
 } // namespace
 
 // First seen start, so a resize's restart does not move it.
@@ -20,9 +36,23 @@ void ReferenceShadow::note_real_run(Seen &seen, const PlanJob &pj)
 {
 	if (!pj.running)
 		return;
-	if (seen.real_start_s < 0)
-		seen.real_start_s = pj.progress_start_s;
 	seen.real_end_s = pj.progress_start_s + pj.epochs_at_progress_start * pj.epoch_s;
+	if (seen.real_start_s < 0) {
+		seen.real_start_s = pj.progress_start_s;
+		seen.first_real_end_s = seen.real_end_s;
+	}
+}
+
+// Seconds, observed: how long it has run past its first predicted end (a
+// job the shadow planned to start on its GPUs at its earlier end then
+// waits: start_planned).
+void ReferenceShadow::stretch_by_overrun(long id, const Seen &seen, double now)
+{
+	auto r = running_.find(id);
+	if (r == running_.end() || !(seen.first_real_end_s >= 0) || !(now > seen.first_real_end_s))
+		return;
+	Run &run = r->second;
+	run.end_s = std::max(run.end_s, run.planned_end_s + (now - seen.first_real_end_s));
 }
 
 void ReferenceShadow::cut_to_real_run(long id, const Seen &seen, double now)
@@ -31,6 +61,13 @@ void ReferenceShadow::cut_to_real_run(long id, const Seen &seen, double now)
 	if (r == running_.end())
 		return;
 	Run &run = r->second;
+	if (seen.first_real_end_s >= 0 && now >= seen.first_real_end_s) {
+		// It ran to or past its first predicted end: not an early end.
+		stretch_by_overrun(id, seen, now);
+		if (!clearly_less(now, run.end_s))
+			running_.erase(r);
+		return;
+	}
 	double end = now; // never ran for real: withdrawn now
 	if (seen.real_start_s >= 0 && seen.real_end_s > seen.real_start_s) {
 		double share = std::clamp((now - seen.real_start_s) /
@@ -43,6 +80,61 @@ void ReferenceShadow::cut_to_real_run(long id, const Seen &seen, double now)
 		run.end_s = std::min(run.end_s, end);
 }
 
+void ReferenceShadow::node_resources(const PlanInput &in, PlanInput &s)
+{
+	if (!in.has_resources())
+		return;
+	s.node_cpus = in.node_cpus;
+	s.node_mem = in.node_mem;
+	s.free_cpus = in.free_cpus;
+	s.free_mem = in.free_mem;
+	for (const PlanJob &pj : in.jobs) {
+		if (!pj.running)
+			continue;
+		std::vector<NodeUse> use = uses_of(in, pj, pj.where, pj.holding);
+		for (size_t i = 0; i < use.size(); i++) {
+			int node = pj.where[i].first;
+			if (node < 0 || node >= in.nodes)
+				continue;
+			s.free_cpus[node] = std::min(s.node_cpus[node], s.free_cpus[node] + use[i].cpus);
+			s.free_mem[node] = std::min(s.node_mem[node], s.free_mem[node] + use[i].mem);
+		}
+	}
+}
+
+bool ReferenceShadow::free_at(const PlanInput &in, const NodeCounts &where, double t) const
+{
+	for (auto [node, n] : where) {
+		if (node < 0 || node >= in.nodes)
+			continue;
+		int held = 0;
+		for (const auto &[id, r] : running_)
+			if (!clearly_less(t, r.start_s) && clearly_less(t, r.end_s))
+				for (auto [m, k] : r.where)
+					held += m == node ? k : 0;
+		if (held + n > in.capacity(node))
+			return false;
+	}
+	return true;
+}
+
+void ReferenceShadow::start_planned(const PlanInput &in, double now)
+{
+	std::vector<std::pair<double, long>> due; // by start, then id
+	for (const auto &[id, s] : seen_)
+		if (s.planned && s.end_s < 0 && !running_.count(id) &&
+		    !clearly_less(now, s.next.start_s))
+			due.emplace_back(s.next.start_s, id);
+	std::sort(due.begin(), due.end());
+	for (auto [start, id] : due) {
+		Seen &s = seen_.at(id);
+		if (free_at(in, s.next.where, start))
+			running_.emplace(id, s.next);
+		else
+			s.planned = false; // an overrun holds its GPUs: placed anew below
+	}
+}
+
 std::vector<double> ReferenceShadow::ends(const PlanInput &in)
 {
 	const double now = in.now_s;
@@ -52,12 +144,17 @@ std::vector<double> ReferenceShadow::ends(const PlanInput &in)
 	}
 	last_now_s_ = now;
 
+	// What the input says of real runs first: a job that overran its
+	// predicted end holds its shadow GPUs longer before anything ends.
+	for (const PlanJob &pj : in.jobs)
+		if (auto known = seen_.find(pj.id); known != seen_.end() && pj.running) {
+			note_real_run(known->second, pj);
+			stretch_by_overrun(pj.id, known->second, now);
+		}
+
 	// What the last reference started by now starts, at its time and
 	// place; what runs in the shadow and ends by now ends.
-	for (auto &[id, s] : seen_)
-		if (s.planned && s.end_s < 0 && !running_.count(id) &&
-		    !clearly_less(now, s.next.start_s))
-			running_.emplace(id, s.next);
+	start_planned(in, now);
 	for (auto it = running_.begin(); it != running_.end();) {
 		if (clearly_less(now, it->second.end_s)) {
 			++it;
@@ -77,10 +174,8 @@ std::vector<double> ReferenceShadow::ends(const PlanInput &in)
 	for (size_t j = 0; j < in.jobs.size(); j++)
 		input_of.emplace(in.jobs[j].id, j);
 	for (const PlanJob &pj : in.jobs) {
-		if (auto known = seen_.find(pj.id); known != seen_.end()) {
-			note_real_run(known->second, pj);
-			continue;
-		}
+		if (seen_.count(pj.id))
+			continue; // its real run noted above
 		Seen s;
 		if (pj.running) {
 			Run r;
@@ -89,6 +184,8 @@ std::vector<double> ReferenceShadow::ends(const PlanInput &in)
 							pj.epochs_at_progress_start * pj.epoch_s);
 			r.gpus = pj.gpus;
 			r.where = pj.where;
+			r.planned_end_s = r.end_s;
+			r.use = uses_of(in, pj, pj.where, pj.holding);
 			running_.emplace(pj.id, std::move(r));
 		} else {
 			s.work = pj.remaining_epochs;
@@ -105,7 +202,8 @@ std::vector<double> ReferenceShadow::ends(const PlanInput &in)
 		it = seen_.erase(it);
 	}
 
-	// The shadow's state as a plan input: GPUs per node and pools (a
+	// The shadow's state as a plan input: GPUs, CPUs and memory per node
+	// and pools (a
 	// user's GPU limit, a license: Slurm's own policy waits for them too;
 	// a shadow that ignored them promised nobody's capped jobs ends no
 	// scheduler could give, and the bound then held them at their asked
@@ -123,6 +221,11 @@ std::vector<double> ReferenceShadow::ends(const PlanInput &in)
 	s.free_per_node.resize(in.nodes);
 	for (int n = 0; n < in.nodes; n++)
 		s.free_per_node[n] = in.capacity(n);
+	// CPUs and memory bind Slurm's policy too: a job asking 8 CPUs per
+	// GPU waits for them under backfill, and a shadow blind to them
+	// promised it an end no scheduler could give (slurm-limits.sh's
+	// L05-cpu, 3.8 x its reference, 2026-11-28).
+	node_resources(in, s);
 	for (const auto &[id, r] : running_) {
 		PlanJob pj;
 		pj.id = id;
@@ -130,13 +233,24 @@ std::vector<double> ReferenceShadow::ends(const PlanInput &in)
 		pj.progress_start_s = r.start_s;
 		pj.epochs_at_progress_start = 1;
 		pj.epoch_s = r.end_s - r.start_s;
-		for (auto [node, count] : r.where)
-			if (node >= 0 && node < in.nodes) {
-				int held = std::min(count, s.free_per_node[node]);
-				s.free_per_node[node] -= held;
-				if (held > 0)
-					pj.where.emplace_back(node, held);
-			}
+		for (size_t i = 0; i < r.where.size(); i++) {
+			auto [node, count] = r.where[i];
+			if (node < 0 || node >= in.nodes)
+				continue;
+			int held = std::min(count, s.free_per_node[node]);
+			s.free_per_node[node] -= held;
+			if (held <= 0)
+				continue;
+			pj.where.emplace_back(node, held);
+			if (!s.has_resources())
+				continue;
+			NodeUse u = i < r.use.size() ? r.use[i] : NodeUse{};
+			u.cpus = std::min(u.cpus, s.free_cpus[node]);
+			u.mem = std::min(u.mem, s.free_mem[node]);
+			s.free_cpus[node] -= u.cpus;
+			s.free_mem[node] -= u.mem;
+			pj.holding.push_back(u);
+		}
 		for (auto [node, count] : pj.where)
 			pj.gpus += count;
 		if (auto k = input_of.find(id); k != input_of.end())
@@ -158,6 +272,7 @@ std::vector<double> ReferenceShadow::ends(const PlanInput &in)
 		q.asked_gpus = pj.asked_gpus;
 		q.priority = pj.priority;
 		q.pools = pj.pools;
+		q.need = pj.need;
 		index_of[j] = static_cast<int>(s.jobs.size());
 		s.jobs.push_back(std::move(q));
 	}
@@ -176,9 +291,10 @@ std::vector<double> ReferenceShadow::ends(const PlanInput &in)
 			if (!seen.planned)
 				continue;
 			seen.next.start_s = ref.start_s[k];
-			seen.next.end_s = ref.end_s[k];
+			seen.next.end_s = seen.next.planned_end_s = ref.end_s[k];
 			seen.next.gpus = s.curves[s.jobs[k].curve].gpus[ref.option[k]];
 			seen.next.where = ref.where[k];
+			seen.next.use = uses_of(s, s.jobs[k], ref.where[k]);
 			out[j] = ref.end_s[k];
 		}
 	}

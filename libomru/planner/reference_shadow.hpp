@@ -15,16 +15,22 @@
 // the plan is bounded by (planner.hpp, make_plan's `ref_end`).
 //
 // What it knows: GPUs per node, node sets, pools (a user's GPU limit, a
-// license: Slurm's policy waits for them too), the jobs' asked counts,
-// priorities and work (their whole work as first seen pending); not CPUs
-// or memory (those bind the real plan, not the promise).  A job first
+// license: Slurm's policy waits for them too), CPUs and memory (what each
+// shadow job holds by its need; what jobs outside the plan hold, as the
+// input says), the jobs' asked counts, priorities and work (their whole
+// work as first seen pending).  A job first
 // seen running (started before any plan saw it) runs in the shadow where
 // it really runs.  A job that leaves the input (it ended, was cancelled or
 // is held) ends in the shadow no later than its real run says: the share
 // of its predicted run it really ran, of its run in the shadow, and now if
 // it never ran for real (a blocker cancelled early frees its GPUs in the
-// shadow too, as it would have under backfill).  In memory only: after a
-// restart the shadow starts again from the state then.
+// shadow too, as it would have under backfill).  A job that runs past the
+// end first predicted for its real run runs that much longer in the shadow
+// too (its start-up, a slower epoch than profiled: backfill would have
+// paid them as well); seconds, not a ratio, so a plan that widened the
+// job, whose run is shorter, never stretches the shadow's longer run by
+// more than it saw.  In memory only: after a restart the shadow starts
+// again from the state then.
 #ifndef OMRU_PLANNER_REFERENCE_SHADOW_HPP
 #define OMRU_PLANNER_REFERENCE_SHADOW_HPP
 
@@ -48,8 +54,12 @@ class ReferenceShadow {
     private:
 	struct Run {
 		double start_s = 0, end_s = 0;
+		double planned_end_s = 0; // end_s before any overrun stretched it
 		int gpus = 0;
 		NodeCounts where;
+		// CPUs and memory on each node of `where` (same order; empty
+		// without node resources).
+		std::vector<NodeUse> use;
 	};
 	struct Seen {
 		double work = 0;       // epochs, as first seen pending
@@ -57,13 +67,27 @@ class ReferenceShadow {
 		bool planned = false;  // a reference placed it last time
 		Run next;              // where and when, if planned
 		// Its real run, while the input shows it running: first seen
-		// start and last predicted end (-1: never seen running).
-		double real_start_s = -1, real_end_s = -1;
+		// start, the end first predicted for it and the last predicted
+		// end (-1: never seen running).
+		double real_start_s = -1, first_real_end_s = -1, real_end_s = -1;
 	};
 	// A job the input shows running: its real start and predicted end.
 	static void note_real_run(Seen &seen, const PlanJob &pj);
-	// A job gone from the input: cut its shadow run to what it really ran.
+	// A job gone from the input: cut its shadow run to what it really ran,
+	// or stretch it by what it ran past its first predicted end.
 	void cut_to_real_run(long id, const Seen &seen, double now);
+	// A job still running for real at `now`, past its first predicted
+	// end: its shadow run lasts that much longer.
+	void stretch_by_overrun(long id, const Seen &seen, double now);
+	// The jobs the last reference started by `now` start in the shadow
+	// where it placed them, in their order, each if those GPUs are free
+	// in the shadow at its start (an overrun noted since may hold them).
+	void start_planned(const PlanInput &in, double now);
+	bool free_at(const PlanInput &in, const NodeCounts &where, double t) const;
+	// The shadow's CPUs and memory: what the input's nodes would have
+	// free with none of the plan's jobs on them (jobs outside the plan
+	// keep theirs), less what the shadow's running jobs hold.
+	static void node_resources(const PlanInput &in, PlanInput &s);
 	std::map<long, Run> running_; // started in the shadow, not ended
 	std::map<long, Seen> seen_;   // every job of the last input
 	double last_now_s_ = -1;

@@ -1,7 +1,8 @@
 // test_reference.cpp - Slurm's own policy from the plan's state
 // (planner/reference.hpp) on hand-made states, and the bound make_plan keeps
 // against it: priority order, running jobs' ends, conservative backfill, a
-// higher-priority arrival moving a job as backfill would, pools, and on
+// higher-priority arrival moving a job as backfill would, pools, CPUs and
+// memory and overruns in the shadow, and on
 // random inputs no bound job planned past its deadline.
 #include "check_cxx.hpp"
 
@@ -386,6 +387,99 @@ START_TEST(test_shadow_waits_for_pools)
 }
 END_TEST
 
+START_TEST(test_shadow_waits_for_cpus_and_memory)
+{
+	// One node: 4 GPUs, 16 CPUs, 64 GB.  a (asked 1 GPU with 12 CPUs: 400
+	// s) runs in the shadow; b (asked 2 GPUs, 4 CPUs each) fits its GPUs
+	// beside a but not its CPUs: it waits for a, as cons_tres would make
+	// it, and ends at 600, not 200.
+	PlanInput in = cluster(1);
+	in.curves = { moldable(1) };
+	in.node_cpus = in.free_cpus = { 16 };
+	in.node_mem = in.free_mem = { 65536 };
+	PlanJob a = pending(1, 0, 1, 1), b = pending(2, 0, 2, 1);
+	a.need.cpus_per_gpu = 12;
+	b.need.cpus_per_gpu = 4;
+	in.jobs = { a, b };
+	{
+		ReferenceShadow shadow;
+		std::vector<double> e = shadow.ends(in);
+		ck_assert_double_eq(e[0], 400);
+		ck_assert_double_eq(e[1], 600);
+		// At 100 the plan really runs a on 4 GPUs with 12 CPUs: the
+		// shadow gives those back and still holds a's 12 CPUs on its
+		// 1 GPU, so b still ends at 600.
+		in.now_s = 100;
+		in.free_per_node = { 0 };
+		in.free_cpus = { 4 };
+		PlanJob ra = running_on_node0(a, 4, 100, 3, true);
+		ra.progress_start_s = 100;
+		in.jobs = { ra, b };
+		e = shadow.ends(in);
+		ck_assert_double_eq(e[1], 600);
+	}
+	// A CPU job outside the plan holding 12 of the node's CPUs keeps
+	// them in the shadow: b (8 CPUs) never fits beside it, so b has no
+	// end while the input says so.
+	{
+		ReferenceShadow shadow;
+		in.now_s = 0;
+		in.free_per_node = { 4 };
+		in.free_cpus = { 4 };
+		in.jobs = { b };
+		ck_assert(!std::isfinite(shadow.ends(in)[0]));
+	}
+	// Memory binds the same way: b asks 40 GB per GPU, a holds 40 GB.
+	{
+		ReferenceShadow shadow;
+		in.now_s = 0;
+		in.free_per_node = { 4 };
+		in.free_cpus = { 16 };
+		a.need = NodeNeed{};
+		b.need = NodeNeed{};
+		a.need.mem_per_gpu = 40000;
+		b.need.mem_min = 40000;
+		in.jobs = { a, b };
+		std::vector<double> e = shadow.ends(in);
+		ck_assert_double_eq(e[0], 400);
+		ck_assert_double_eq(e[1], 600);
+	}
+}
+END_TEST
+
+START_TEST(test_shadow_waits_for_an_overrun)
+{
+	// One node.  a was first seen running on all 4 GPUs, to end at 100;
+	// b (asked 4: 100 s) waits for it: 100 to 200.  a really runs past
+	// 100: at 120 it still runs, so in the shadow it held its GPUs to 120
+	// too (backfill would have waited as long), and b, planned at 100,
+	// starts at 120 instead.
+	PlanInput in = cluster(1);
+	in.curves = { moldable(1) };
+	in.free_per_node = { 0 };
+	PlanJob b = pending(2, 0, 4, 1);
+	in.jobs = { running_on_node0(pending(1, 0, 4, 1), 4, 100, 1, false), b };
+	ReferenceShadow shadow;
+	ck_assert_double_eq(shadow.ends(in)[1], 200);
+	in.now_s = 99;
+	ck_assert_double_eq(shadow.ends(in)[1], 200);
+	// The plugin predicts an overdue job 10 s on from now.
+	in.now_s = 120;
+	PlanJob late = running_on_node0(pending(1, 0, 4, 1), 4, 10, 1, false);
+	late.progress_start_s = 120;
+	in.jobs = { late, b };
+	std::vector<double> e = shadow.ends(in);
+	ck_assert_double_eq(e[0], 120);
+	ck_assert_double_eq(e[1], 220);
+	// a ends for real at 125: b runs in the shadow from 120 as planned.
+	in.now_s = 125;
+	in.free_per_node = { 4 };
+	in.jobs = { b };
+	ck_assert_double_eq(shadow.ends(in)[0], 220);
+	ck_assert_int_eq(static_cast<int>(shadow.running()), 1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("reference");
@@ -403,6 +497,8 @@ int main(void)
 	tcase_add_test(tc, test_shadow_keeps_what_backfill_would_have_done);
 	tcase_add_test(tc, test_shadow_ends_what_really_ended_early);
 	tcase_add_test(tc, test_shadow_waits_for_pools);
+	tcase_add_test(tc, test_shadow_waits_for_cpus_and_memory);
+	tcase_add_test(tc, test_shadow_waits_for_an_overrun);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

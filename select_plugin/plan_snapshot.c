@@ -426,7 +426,7 @@ extern bool planned_start_blocked(uint32_t testing)
  * slurmctld holds the job and node write locks around job_test. */
 extern void replan(time_t now)
 {
-	char err[512], stats[256];
+	char err[512], stats[512];
 	snap_buffers_t b;
 	job_record_t *job_ptr;
 	list_itr_t *it;

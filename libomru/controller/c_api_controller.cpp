@@ -504,6 +504,13 @@ void omru_ctl_stats(const omru_ctl_t *ctl, char *buf, size_t len)
 		      s.last_jobs, s.last_pending, s.last_starts, s.candidates,
 		      s.incremental, s.makespan_s, s.late, s.late_s,
 		      s.is_reference ? "yes" : "no");
+	for (size_t i = 0; i < s.late_jobs.size(); i++) {
+		size_t used = std::strlen(buf);
+		if (used + 1 >= len)
+			break;
+		std::snprintf(buf + used, len - used, "%s%u:+%.1f", i ? "," : " late_jobs=",
+			      s.late_jobs[i].first, s.late_jobs[i].second);
+	}
 }
 
 int omru_ctl_admin_comment(const omru_ctl_t *ctl, uint32_t job_id,

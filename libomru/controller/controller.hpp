@@ -91,7 +91,11 @@ struct PlanStats {
 	int late = 0;
 	double late_s = 0;
 	bool is_reference = false;
+	// The latest of them: job id and seconds its planned end is past its
+	// bound, most late first (at most kLateJobsLogged).
+	std::vector<std::pair<uint32_t, double>> late_jobs;
 };
+constexpr size_t kLateJobsLogged = 4;
 
 class Controller {
     public:

@@ -13,11 +13,16 @@ namespace omru {
 namespace controller {
 namespace {
 
-// A running job past its prediction is assumed to need this much more of
-// what it has run (at least kOverdueMinS): it is late, so the plan must not
-// hand its GPUs out now, and the periodic re-plan moves the guess on.
+// A running job past its prediction (or within kOverdueMinS of it) is
+// assumed to need this much more of what it has run (at least
+// kOverdueMinS): it is late, so the plan must not hand its GPUs out now,
+// and the periodic re-plan moves the guess on.  The floor is a second, not
+// more: a job still on time keeps its own end.  With 10 s every job ending
+// in the next 10 s looked busy 10 s on, so the plan started a job narrow
+// now rather than at its asked count when those GPUs freed 2 s later, past
+// its reference bound (demo.sh, jobs of 7-25 s, 2026-11-28).
 constexpr double kOverdueFraction = 0.1;
-constexpr double kOverdueMinS = 10;
+constexpr double kOverdueMinS = 1;
 
 // Whether the planner can price an epoch time: a user's rows that the
 // speed model turns into 0, inf or NaN must not reach check_plan_input,

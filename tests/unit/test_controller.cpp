@@ -290,6 +290,25 @@ START_TEST(test_running_job_past_its_prediction_still_holds_its_gpus)
 }
 END_TEST
 
+START_TEST(test_running_job_on_time_keeps_its_end)
+{
+	// Predicted to end at 160, now 157: it ends at 160, not at some
+	// guess further on (the plan may give its GPUs out from then).
+	Snapshot s = two_nodes_of_4();
+	s.now_s = 157;
+	JobSnap r = plain_job(5, 0, 4, 60, {});
+	r.running = true;
+	r.start_s = 100;
+	r.where = { { 0, 4 } };
+	s.nodes[0].gpus_alloc = 4;
+	s.jobs.push_back(r);
+	SpeedBook book(profiles(kResnet));
+	BuiltInput b = build_plan_input(s, book, {});
+	const planner::PlanJob &pj = b.in.jobs[0];
+	ck_assert_double_eq(pj.progress_start_s + pj.epoch_s * pj.epochs_at_progress_start, 160);
+}
+END_TEST
+
 // ---- time limits and the cost of spreading (issue 26) --------------------
 
 // resnet, 10 epochs: 1000 s on 1 GPU, 520 on 2, ~359 on 3, 270 on 4; with
@@ -1045,6 +1064,7 @@ int main(void)
 	tcase_add_test(tc, test_eligible_subset_becomes_a_node_set);
 	tcase_add_test(tc, test_unusable_node_offers_no_free_gpus);
 	tcase_add_test(tc, test_running_job_past_its_prediction_still_holds_its_gpus);
+	tcase_add_test(tc, test_running_job_on_time_keeps_its_end);
 	tcase_add_test(tc, test_pending_beyond_the_cap_are_left_out_by_priority);
 	tcase_add_test(tc, test_pending_job_gets_only_counts_that_end_within_its_limit);
 	tcase_add_test(tc, test_the_margin_counts_against_the_limit);

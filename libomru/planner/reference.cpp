@@ -54,6 +54,17 @@ class Timeline {
 
 	const std::vector<Slot> &slots() const { return slots_; }
 
+	// Whether `pj`'s pools have room for `gpus` GPUs now (the first slot:
+	// running jobs and the jobs placed to start now hold theirs).
+	bool pools_room_now(const PlanJob &pj, int gpus) const
+	{
+		for (const PoolUse &u : pj.pools)
+			if (!u.fits(gpus, in_.pool_capacity[u.pool] - slots_[0].pools[u.pool],
+				    in_.pool_capacity[u.pool]))
+				return false;
+		return true;
+	}
+
 	// What a job holds of nodes (GPUs, and CPUs and memory: `holding`,
 	// else its need there), taken (sign -1) or given back (+1) from `from`
 	// to `to` (kInf: for good).
@@ -278,17 +289,14 @@ Reference backfill_reference(const PlanInput &in)
 	}
 	ref.order = priority_order(in);
 	int walked = 0;
-	for (int j : ref.order) {
-		int o = asked_option(in, j);
-		if (o < 0)
-			continue;
+	auto place = [&](int j, int o) {
 		// Beyond the first max_jobs (sched/backfill's bf_max_job_test)
 		// a job gets no reservation: it starts only if it fits now.
 		const size_t last = walked++ < in.bound.max_jobs ? std::numeric_limits<size_t>::max() : 0;
 		double start = 0, end = 0;
 		NodeCounts where;
 		if (!line.earliest(j, o, start, end, where, last))
-			continue;
+			return;
 		const PlanJob &pj = in.jobs[j];
 		line.nodes(pj, where, {}, start, end, -1);
 		line.pools(pj, in.curves[pj.curve].gpus[o], start, end, -1);
@@ -296,7 +304,26 @@ Reference backfill_reference(const PlanInput &in)
 		ref.start_s[j] = start;
 		ref.end_s[j] = end;
 		ref.where[j] = std::move(where);
+	};
+	// A job its pools have no room for now (its user's GPU limit used, a
+	// license out) gets no reservation, as sched/backfill skips a job its
+	// limits block (doc/slurm-facts.md, section 12): the jobs after it
+	// that fit now go first, its user's included, and it is placed after
+	// every job that could be.  Reserving its room by priority promised
+	// a QOS-capped job an end neither scheduler gave it (limits bench,
+	// 2026-11-28: 117 s early).
+	std::vector<std::pair<int, int>> blocked; // job, option
+	for (int j : ref.order) {
+		int o = asked_option(in, j);
+		if (o < 0)
+			continue;
+		if (!line.pools_room_now(in.jobs[j], in.curves[in.jobs[j].curve].gpus[o]))
+			blocked.emplace_back(j, o);
+		else
+			place(j, o);
 	}
+	for (auto [j, o] : blocked)
+		place(j, o);
 	return ref;
 }
 

@@ -11,7 +11,10 @@
 // each at the GPU count its user asked (PlanJob::asked_gpus; the nearest
 // count its curve has), placed by pack_gpus on the nodes, CPUs, memory and
 // pools free over the whole run; running jobs end as the plan predicts them
-// (their neighbours' slowdown aside).  Times are the plan's predictions, not
+// (their neighbours' slowdown aside).  A job whose pools (a user's GPU
+// limit, a license) have no room now gets no reservation, as sched/backfill
+// skips a job its limits block: it is placed after every job that could
+// be (doc/slurm-facts.md, section 12).  Times are the plan's predictions, not
 // walltime limits: the reference is what backfill would do if every user's
 // limit were exact, which is the fairest baseline a plan can be held to.
 #ifndef OMRU_PLANNER_REFERENCE_HPP

@@ -144,6 +144,33 @@ START_TEST(test_pools_hold_a_job_until_room)
 }
 END_TEST
 
+START_TEST(test_a_job_its_limit_blocks_gets_no_reservation)
+{
+	// A user's limit of 4 GPUs, 2 held by a running job until 100.  Her
+	// 4-GPU job (higher priority) is blocked by the limit now; her 1-GPU
+	// job (200 s) fits it now.  sched/backfill reserves nothing for a
+	// job its limits block, so the 1-GPU job starts now and the 4-GPU job
+	// when both are done, at 200 (reserving its room at 100 would have
+	// held the 1-GPU job until 200).
+	PlanInput in = cluster(2);
+	in.free_per_node = { 2, 0 }; // node 1 held by jobs outside the plan
+	in.pool_capacity = { 4 };
+	in.curves = { rigid(4, 1), rigid(1, 1), rigid(2, 1) };
+	PlanJob run = running_on_node0(pending(9, 2, 2, 1), 2, 100, 1, false);
+	PlanJob big = pending(1, 0, 4, 1, 2), small = pending(2, 1, 1, 2, 1);
+	run.pools = big.pools = small.pools = { PoolUse{ 0, 1, 0 } };
+	in.jobs = { run, big, small };
+	Reference ref = backfill_reference(in);
+	ck_assert_double_eq(ref.start_s[2], 0);
+	ck_assert_double_eq(ref.start_s[1], 200);
+	// With room for it now, it keeps its place: the 1-GPU job waits.
+	in.pool_capacity = { 6 };
+	ref = backfill_reference(in);
+	ck_assert_double_eq(ref.start_s[1], 100);
+	ck_assert_double_eq(ref.end_s[2], 400);
+}
+END_TEST
+
 START_TEST(test_deadlines_stretch_the_reference)
 {
 	PlanInput in = cluster(1);
@@ -490,6 +517,7 @@ int main(void)
 	tcase_add_test(tc, test_higher_priority_arrival_moves_a_job);
 	tcase_add_test(tc, test_asked_count_and_nearest);
 	tcase_add_test(tc, test_pools_hold_a_job_until_room);
+	tcase_add_test(tc, test_a_job_its_limit_blocks_gets_no_reservation);
 	tcase_add_test(tc, test_deadlines_stretch_the_reference);
 	tcase_add_test(tc, test_unbounded_plan_breaks_what_the_bound_keeps);
 	tcase_add_test(tc, test_the_bound_does_not_count_on_growth);

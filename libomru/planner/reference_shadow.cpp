@@ -203,11 +203,10 @@ std::vector<double> ReferenceShadow::ends(const PlanInput &in)
 	}
 
 	// The shadow's state as a plan input: GPUs, CPUs and memory per node
-	// and pools (a
-	// user's GPU limit, a license: Slurm's own policy waits for them too;
-	// a shadow that ignored them promised nobody's capped jobs ends no
-	// scheduler could give, and the bound then held them at their asked
-	// counts: slurm-limits.sh, 2026-11-28).  A job gone from the input
+	// and pools (a user's GPU limit, a license: Slurm's own policy waits
+	// for them too; a shadow that ignored them promised nobody's capped
+	// jobs ends no scheduler could give, and the bound then held them at
+	// their asked counts: slurm-limits.sh, 2026-11-28).  A job gone from the input
 	// that still runs in the shadow holds no pool (its uses are not
 	// known any more: pool numbers are the input's).
 	PlanInput s;

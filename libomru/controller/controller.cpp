@@ -8,9 +8,7 @@
 
 #include "loader/loader_entry.hpp"
 #include "model/admin_comment.hpp"
-#include "planner/plan_simulation.hpp" // clearly_less
 #include "planner/planner.hpp"
-#include "planner/reference.hpp"
 #include "profile/loader_model.hpp"
 
 namespace omru {
@@ -501,18 +499,12 @@ void Controller::plan(const Snapshot &snap, double time_cap_ms)
 	stats_.late_s = plan.late_s;
 	stats_.is_reference = plan.is_reference;
 	stats_.late_jobs.clear();
-	if (plan.ref_end_s.size() == b.in.jobs.size()) {
-		std::vector<double> bound = planner::reference_deadlines(b.in, plan.ref_end_s);
-		for (size_t j = 0; j < b.in.jobs.size(); j++)
-			if (!b.in.jobs[j].running && !plan.jobs[j].segments.empty() &&
-			    planner::clearly_less(bound[j], plan.jobs[j].end_s()))
-				stats_.late_jobs.emplace_back(b.job_ids[j],
-							      plan.jobs[j].end_s() - bound[j]);
-		std::sort(stats_.late_jobs.begin(), stats_.late_jobs.end(),
-			  [](auto &x, auto &y) { return x.second > y.second; });
-		if (stats_.late_jobs.size() > kLateJobsLogged)
-			stats_.late_jobs.resize(kLateJobsLogged);
-	}
+	for (auto [j, by] : plan.late_jobs)
+		stats_.late_jobs.emplace_back(b.job_ids[j], by);
+	std::sort(stats_.late_jobs.begin(), stats_.late_jobs.end(),
+		  [](auto &x, auto &y) { return x.second > y.second; });
+	if (stats_.late_jobs.size() > kLateJobsLogged)
+		stats_.late_jobs.resize(kLateJobsLogged);
 	if (time_cap_ms > 0 && ms > time_cap_ms)
 		pending_cap_ = std::max(kMinPendingCap,
 					static_cast<size_t>(pending * time_cap_ms / ms));

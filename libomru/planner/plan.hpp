@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <limits>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "model/node_need.hpp"
@@ -267,6 +268,8 @@ struct Plan {
 	// this state rather than a plan with more of them than it has.
 	int late = 0;
 	double late_s = 0; // by how much in all (the search's own count)
+	// Which (PlanInput::jobs index) and by how many seconds each.
+	std::vector<std::pair<int, double>> late_jobs;
 	// The plan is Slurm's own policy's (the reference): no plan the search
 	// found kept every job's bound.
 	bool is_reference = false;

@@ -1185,7 +1185,7 @@ void PlanRun::finish(int job)
 		out_.late++;
 		out_.late_s += bound_end - in_.deadline_s[job];
 		if (record_)
-			out_.late_jobs.push_back(job);
+			out_.late_jobs.emplace_back(job, bound_end - in_.deadline_s[job]);
 	}
 }
 

@@ -47,10 +47,10 @@ struct Outcome {
 	// Pending jobs ending after their deadline (PlanInput::deadline_s),
 	// their neighbours' slowdown left out and growth after their start
 	// not counted on (later plans may not give it), and by how much in
-	// all; which (recorded runs only).
+	// all; which, and by how many seconds each (recorded runs only).
 	int late = 0;
 	double late_s = 0;
-	std::vector<int> late_jobs;
+	std::vector<std::pair<int, double>> late_jobs;
 	// Stopped early (simulate_plan's give_up_after): the other numbers
 	// are partial and the plan loses to the one that set the limit.
 	bool gave_up = false;

@@ -246,7 +246,7 @@ Candidate enforce_bound(const PlanInput &in, const std::vector<PendingJob> &pend
 		if (o.late == 0)
 			return c;
 		bool more = false;
-		for (int job : o.late_jobs)
+		for (auto [job, by] : o.late_jobs)
 			if (!promoted[job]) {
 				promoted[job] = more = true;
 				int asked = asked_option(in, job);
@@ -774,6 +774,7 @@ Plan plan_once(const PlanInput &in, const PlanChoice &keep,
 	plan.unplaced = rec.unplaced;
 	plan.late = rec.late;
 	plan.late_s = rec.late_s;
+	plan.late_jobs = std::move(rec.late_jobs);
 	plan.choice = best_choice;
 	plan.candidates = simulated;
 	plan.incremental = incremental;
@@ -844,16 +845,20 @@ int broken_bounds(const PlanInput &in, const Plan &plan)
 	return broken;
 }
 
-// The reference plan's late jobs: it prices no interference, so its ends
-// are the solo ends the bound compares.
-int late_in_reference(const PlanInput &in, const Plan &plan)
+// The reference plan's late jobs (Plan::late, late_s, late_jobs): it
+// prices no interference, so its ends are the solo ends the bound compares.
+void note_late_in_reference(const PlanInput &in, Plan &plan)
 {
-	int late = 0;
-	for (size_t j = 0; j < in.jobs.size(); j++)
-		late += !in.jobs[j].running && std::isfinite(in.deadline_s[j]) &&
-			!plan.jobs[j].segments.empty() &&
-			clearly_less(in.deadline_s[j], plan.jobs[j].end_s());
-	return late;
+	for (size_t j = 0; j < in.jobs.size(); j++) {
+		if (in.jobs[j].running || !std::isfinite(in.deadline_s[j]) ||
+		    plan.jobs[j].segments.empty() ||
+		    !clearly_less(in.deadline_s[j], plan.jobs[j].end_s()))
+			continue;
+		const double by = plan.jobs[j].end_s() - in.deadline_s[j];
+		plan.late++;
+		plan.late_s += by;
+		plan.late_jobs.emplace_back(static_cast<int>(j), by);
+	}
 }
 
 } // namespace
@@ -886,7 +891,7 @@ Plan make_plan(const PlanInput &in, const PlanChoice &keep,
 		// it keeps them all, else the search's plan, which breaks the
 		// fewest it could, stands.
 		Plan reference = reference_plan(in, ref);
-		reference.late = late_in_reference(bounded, reference);
+		note_late_in_reference(bounded, reference);
 		if (!given || broken_bounds(bounded, reference) == 0) {
 			reference.choice = plan.choice;
 			reference.candidates = plan.candidates;

@@ -271,17 +271,25 @@ START_TEST(test_unusable_node_offers_no_free_gpus)
 }
 END_TEST
 
-START_TEST(test_running_job_past_its_prediction_still_holds_its_gpus)
+// A plain 4-GPU job with a 60-s limit running on node 0 since 100 (its
+// predicted end 160), seen at `now`.
+static Snapshot plain_job_running_since_100(double now)
 {
 	Snapshot s = two_nodes_of_4();
+	s.now_s = now;
 	JobSnap r = plain_job(5, 0, 4, 60, {});
 	r.running = true;
-	r.start_s = 100; // limit 60 s: predicted end 160, now 1000
+	r.start_s = 100;
 	r.where = { { 0, 4 } };
 	s.nodes[0].gpus_alloc = 4;
 	s.jobs.push_back(r);
+	return s;
+}
+
+START_TEST(test_running_job_past_its_prediction_still_holds_its_gpus)
+{
 	SpeedBook book(profiles(kResnet));
-	BuiltInput b = build_plan_input(s, book, {});
+	BuiltInput b = build_plan_input(plain_job_running_since_100(1000), book, {});
 	const planner::PlanJob &pj = b.in.jobs[0];
 	ck_assert(pj.running);
 	ck_assert_double_eq(pj.progress_start_s, 1000);
@@ -294,16 +302,8 @@ START_TEST(test_running_job_on_time_keeps_its_end)
 {
 	// Predicted to end at 160, now 157: it ends at 160, not at some
 	// guess further on (the plan may give its GPUs out from then).
-	Snapshot s = two_nodes_of_4();
-	s.now_s = 157;
-	JobSnap r = plain_job(5, 0, 4, 60, {});
-	r.running = true;
-	r.start_s = 100;
-	r.where = { { 0, 4 } };
-	s.nodes[0].gpus_alloc = 4;
-	s.jobs.push_back(r);
 	SpeedBook book(profiles(kResnet));
-	BuiltInput b = build_plan_input(s, book, {});
+	BuiltInput b = build_plan_input(plain_job_running_since_100(157), book, {});
 	const planner::PlanJob &pj = b.in.jobs[0];
 	ck_assert_double_eq(pj.progress_start_s + pj.epoch_s * pj.epochs_at_progress_start, 160);
 }

@@ -564,9 +564,11 @@ register_cluster() {
 }
 
 # register_accounts: account omru; root and the sudo caller as its users, with
-# omru as their default account.  Each sacctmgr call costs ~0.5 s of TCP
-# round trips, so this runs while slurmctld and the slurmds boot (it only has
-# to be done before the first job, i.e. before start.sh returns).
+# omru as their default account.  It must be done before slurmctld starts:
+# slurmctld loads the associations at start and registers with slurmdbd
+# only after reading slurm.conf, and slurmdbd pushes later changes only to
+# a registered slurmctld, so a user added in between is never known to it
+# (doc/slurm-facts.md section 13; CI saw "Invalid account" for such a user).
 register_accounts() {
   local users=root
   if [ -n "${SUDO_USER:-}" ] && [ "$SUDO_USER" != root ]; then
@@ -580,12 +582,6 @@ register_accounts() {
       # root exists already (account root); "add user" leaves its default.
       sacctmgr -i modify user where name="$users" set DefaultAccount="$ACCOUNT"
   } >>"$LOG_DIR/sacctmgr.log" 2>&1
-}
-
-# wait_accounts PID: the result of register_accounts running as PID.
-wait_accounts() {
-  wait "$1" ||
-    { dump_logs "$LOG_DIR/sacctmgr.log" "$LOG_DIR/slurmdbd.log"; die "sacctmgr (accounts, users) failed"; }
 }
 
 start_slurmctld() {
@@ -689,13 +685,13 @@ main() {
   progress "slurmdbd up"
   register_cluster
   progress "cluster registered"
-  register_accounts &
-  local accounts_pid=$!
+  register_accounts ||
+    { dump_logs "$LOG_DIR/sacctmgr.log" "$LOG_DIR/slurmdbd.log"; die "sacctmgr (accounts, users) failed"; }
+  progress "accounts registered"
   start_slurmctld
   start_slurmds
   wait_nodes_idle
   progress "all nodes idle"
-  wait_accounts "$accounts_pid"
   READY=1
 
   echo "cluster ready in $(elapsed_s) s: $((NODES + NETNS)) nodes idle," \

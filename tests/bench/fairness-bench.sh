@@ -10,6 +10,12 @@
 # mean JCT against backfill.  Every number from this one run.  Reports,
 # never asserts.
 #
+# Besides the shared workloads: the job mix of the real limits bench
+# (tests/bench/slurm-limits.sh, seeds 1-4: 24 jobs, one every 2 s, on 4x4
+# with its site limits -- node lists, CPUs and memory, nobody's GPU cap, a
+# license -- its time-scaled profiles, resizing off as there), so the
+# sim shows what the real bench measures, in seconds instead of minutes.
+#
 # Goals (issue 43): later>5% <= 5% of each workload, p99 <= 1.10, worst
 # <= 1.5; geomean makespan <= 0.70 x and mean JCT <= 0.60 x backfill's.
 #
@@ -27,7 +33,8 @@ data=$top/data
 common=(--profiles "$data/profiles-t4.csv" --restart-overhead 30)
 
 rows=$(mktemp)
-trap 'rm -f "$rows"' EXIT
+limits=$(mktemp -d)
+trap 'rm -rf "$rows" "$limits"' EXIT
 
 cluster_of() { case $(basename "$1") in philly-*) echo 16x4 ;; *) echo 4x4 ;; esac; }
 
@@ -35,7 +42,9 @@ cluster_of() { case $(basename "$1") in philly-*) echo 16x4 ;; *) echo 4x4 ;; es
 # OMRU_ARGS, against backfill in the same compare.
 row() {
   local name=$1 w=$2; shift 2
-  "$sim" compare --cluster "$(cluster_of "$w")" --workload "$w" "${common[@]}" \
+  local -a site=("${common[@]}")
+  [[ $w != "$limits"/* ]] || site=("${limits_common[@]}")
+  "$sim" compare --cluster "$(cluster_of "$w")" --workload "$w" "${site[@]}" \
     --policies backfill,omru --baseline backfill --json "$@" |
     python3 -c '
 import json, sys
@@ -61,7 +70,24 @@ with open(sys.argv[3], "a") as f:
 
 printf '%-22s %-10s %8s %8s %9s %8s %8s  %s\n' workload omru makespan mean_jct 'later>5%' p99 worst \
   'account:gpu_s/jobs share'
-for w in "$data"/workloads/*.csv; do
+# The limits bench's mixes, as slurm-limits.sh makes them (its profiles
+# time-scaled by 0.01 with every span priced, slurm-bench-lib.sh).
+# shellcheck source=tests/bench/slurm-bench-lib.sh
+. "$top/tests/bench/slurm-bench-lib.sh"
+helper=$top/tests/bench/limits_idle.py
+awk -F, 'BEGIN { OFS = "," } NR == 1 || /^#/ { print; next }
+  { $3 = sprintf("%.6f", $3 * 0.01); print }' "$data/profiles-t4.csv" >"$limits/t4.csv"
+profiles_with_spreads "$limits/t4.csv" "$limits/profiles.csv" 1.3
+# shellcheck disable=SC2207 # the site's options, one word each
+limits_common=(--profiles "$limits/profiles.csv" --no-resize $(python3 "$helper" sim-args))
+for seed in 1 2 3 4; do
+  python3 "$helper" mix --seed "$seed" --jobs 24 --scale 0.01 \
+    --profiles "$limits/profiles.csv" >"$limits/mix-$seed.csv"
+  python3 "$helper" workload --mix "$limits/mix-$seed.csv" --gap 2 --sched omru \
+    >"$limits/limits-stream-$seed.csv"
+done
+
+for w in "$data"/workloads/*.csv "$limits"/limits-stream-*.csv; do
   row default "$w" "${extra[@]}"
   row no-bound "$w" --no-bound "${extra[@]}"
 done

@@ -15,8 +15,9 @@
       could have started, ...), then '#' lines naming the jobs that waited
       longest while they could have started; --trace FILE: each interval;
       --profiles P.csv (the run's, time-scaled): also idle_gain_gpu_s.
-  limits_idle.py workload --mix mix.csv --sacct S --sched omru|backfill > W.csv
-      The omru-sim workload of that run's real submission times with the
+  limits_idle.py workload --mix mix.csv (--sacct S | --gap G) --sched omru|backfill
+      The omru-sim workload of that run's real submission times (--gap: one
+      job every G seconds, as the bench submits them, without a run) with the
       site's limits as its columns (doc/sim-formats.md, Site limits): node
       lists (reservation jobs n4, the others n1-n3, 'fa|fb' n1-n2), CPUs
       and memory, --exclusive, the license and each job's user; run it with
@@ -445,8 +446,12 @@ SIM_ARGS = ['--node-cpus', str(CPUS), '--node-mem-mb', str(MEM),
 
 def cmd_workload(a):
     mix = read_mix(a.mix)
-    acct = read_sacct(a.sacct)
-    t0 = min(acct[r['name']]['submit'] for r in mix)
+    if a.sacct:
+        acct = read_sacct(a.sacct)
+        t0 = min(acct[r['name']]['submit'] for r in mix)
+    else:
+        acct = {r['name']: {'submit': i * a.gap} for i, r in enumerate(mix)}
+        t0 = 0
     w = csv.writer(sys.stdout, lineterminator='\n')
     w.writerow(['job_id', 'submit_s', 'model', 'epochs', 'gpus', 'gpus_min', 'gpus_max',
                 'user', 'node_list', 'cpus_per_gpu', 'mem_mb', 'mem_per_cpu_mb',
@@ -467,7 +472,7 @@ def cmd_workload(a):
         # A CPU per GPU (select/omru's CpusPerGpu=1; cons_tres gives one
         # per node, which binds no sooner on these nodes), DefMemPerCPU
         # for jobs without --mem.
-        w.writerow([r['name'], acct[r['name']]['submit'] - t0, r['model'], r['epochs'],
+        w.writerow([r['name'], '%g' % (acct[r['name']]['submit'] - t0), r['model'], r['epochs'],
                     min(max(g, lo), hi), lo, hi, r['user'],
                     ';'.join(str(NODES.index(n)) for n in nodes),
                     int(r['cpg']) or 1, mem or '', '' if mem else MEM_PER_CPU,
@@ -492,9 +497,13 @@ def main():
                    help='profiled seconds of one job on one GPU, LO-HI (log-uniform)')
     sub.add_parser('sim-args')
     r = sub.add_parser('replay')
-    for s in (r, sub.add_parser('workload')):
+    r.add_argument('--sacct', required=True)
+    wl = sub.add_parser('workload')
+    when = wl.add_mutually_exclusive_group(required=True)
+    when.add_argument('--sacct')
+    when.add_argument('--gap', type=float, help='seconds between submissions')
+    for s in (r, wl):
         s.add_argument('--mix', required=True)
-        s.add_argument('--sacct', required=True)
         s.add_argument('--sched', choices=['omru', 'backfill'], required=True)
     r.add_argument('--alloc')
     r.add_argument('--profiles', help='the run\'s profiles (time-scaled): '

@@ -249,6 +249,18 @@ class PlanRun {
 	int first_waiting_from(int k, int pos);
 	void start(int k, int pos, const NodeCounts &packed);
 	bool sooner_on_fewer_nodes(int job, int gpus, int set, int span);
+	// Candidate::reserve: the earliest time the running jobs' predicted
+	// ends let `job` (waiting, `gpus` GPUs on node set `set`) be packed,
+	// and where; false when none does.
+	bool earliest_fit(int job, int gpus, int set, double &at, NodeCounts &where,
+			  NodeCounts &spare);
+	// Whether a hold made before position `pos` keeps `job` from
+	// starting on `packed` now: it would still run then on a held node
+	// with too few spare GPUs.  take_spare: `job` starts on `packed`,
+	// and takes what it holds past a hold from that hold's spare.
+	double end_if_started(int job, const NodeCounts &packed) const;
+	bool held_off(int pos, int job, const NodeCounts &packed) const;
+	void take_spare(int pos, int job, const NodeCounts &packed);
 	void run_segment(int job, int option, NodeCounts where, double epoch_s,
 			 double left, double progress_start);
 	int next_waiting(int pos);
@@ -308,6 +320,17 @@ class PlanRun {
 	std::vector<StartClass> classes_;
 	std::vector<int> active_;   // classes with waiting members
 	std::vector<int> deferred_; // start_phase: may fit again later
+	// start_phase: the holds of waiting Candidate::reserve jobs, by their
+	// position in the order, until when and on which nodes.
+	struct Hold {
+		int pos;
+		double until;
+		NodeCounts where;   // the GPUs it takes per node then
+		NodeCounts spare;   // per node of `where`: GPUs free then beyond
+				    // those, that jobs running past `until` may
+				    // take (GPUs only: CPUs and memory unpriced)
+	};
+	std::vector<Hold> holds_;
 	// Waiting jobs per GPU count, to skip start phases nothing can fill.
 	std::vector<int> waiting_by_gpus_;
 	int min_waiting_gpus_ = 1;
@@ -881,6 +904,113 @@ bool PlanRun::sooner_on_fewer_nodes(int job, int gpus, int set, int span)
 	return answer == 1;
 }
 
+bool PlanRun::earliest_fit(int job, int gpus, int set, double &at, NodeCounts &where,
+			   NodeCounts &spare)
+{
+	const std::vector<double> &e = curve(job).epoch_s[c_.option[job]];
+	const std::vector<int> &free = free_.free();
+	std::vector<int> caps(static_cast<size_t>(in_.nodes), 0);
+	auto fits = [&] {
+		for (int node = 0; node < in_.nodes; node++)
+			caps[node] = fit(job, node, free[node] + released_[node], rel_cpus_[node],
+					 rel_mem_[node]);
+		std::optional<NodeCounts> p = set < 0 ? pack_gpus(caps, gpus)
+						      : pack_gpus(caps, gpus, in_.node_sets[set]);
+		if (!p || std::isnan(e[p->size()]))
+			return false;
+		where = std::move(*p);
+		spare.clear();
+		for (auto [node, n] : where)
+			spare.emplace_back(node, std::max(0, caps[node] - n));
+		return true;
+	};
+	// The running jobs' ends in time order (sooner_on_fewer_nodes's walk
+	// of the event heap), each freeing what it holds; after each instant's
+	// ends, whether the job fits.
+	const std::vector<Event> &heap = events_.heap();
+	auto later = [&](int a, int b) { return heap[a] > heap[b]; };
+	release_calls_++;
+	walk_.clear();
+	if (!heap.empty())
+		walk_.push_back(0);
+	bool found = false, unpriced = false;
+	at = t_;
+	while (!walk_.empty()) {
+		std::pop_heap(walk_.begin(), walk_.end(), later);
+		const int i = walk_.back();
+		walk_.pop_back();
+		for (int child : { 2 * i + 1, 2 * i + 2 })
+			if (child < static_cast<int>(heap.size())) {
+				walk_.push_back(child);
+				std::push_heap(walk_.begin(), walk_.end(), later);
+			}
+		const Event &ev = heap[i];
+		const JobState &s = jobs_[ev.job];
+		if (s.phase != JobState::Phase::Running || s.version != ev.version ||
+		    ev.t != s.end_s || released_mark_[ev.job] == release_calls_)
+			continue; // stale, or not its end
+		if (ev.t > at && unpriced) {
+			unpriced = false;
+			if ((found = fits()))
+				break;
+		}
+		at = ev.t;
+		released_mark_[ev.job] = release_calls_;
+		for (size_t w = 0; w < s.where.size(); w++) {
+			auto [node, n] = s.where[w];
+			if (released_[node] == 0)
+				touched_.push_back(node);
+			released_[node] += n;
+			if (w < s.use.size()) {
+				rel_cpus_[node] += s.use[w].cpus;
+				rel_mem_[node] += s.use[w].mem;
+			}
+		}
+		unpriced = true;
+	}
+	if (!found && unpriced)
+		found = fits();
+	for (int node : touched_) {
+		released_[node] = 0;
+		rel_cpus_[node] = rel_mem_[node] = 0;
+	}
+	touched_.clear();
+	return found;
+}
+
+double PlanRun::end_if_started(int job, const NodeCounts &packed) const
+{
+	return t_ + in_.jobs[job].remaining_epochs *
+			    curve(job).epoch_s[c_.option[job]][packed.size()];
+}
+
+bool PlanRun::held_off(int pos, int job, const NodeCounts &packed) const
+{
+	const double end = end_if_started(job, packed);
+	for (const Hold &h : holds_) {
+		if (h.pos >= pos || !clearly_less(h.until, end))
+			continue;
+		for (auto [node, n] : packed)
+			for (auto [held, spare] : h.spare)
+				if (node == held && n > spare)
+					return true;
+	}
+	return false;
+}
+
+void PlanRun::take_spare(int pos, int job, const NodeCounts &packed)
+{
+	const double end = end_if_started(job, packed);
+	for (Hold &h : holds_) {
+		if (h.pos >= pos || !clearly_less(h.until, end))
+			continue;
+		for (auto [node, n] : packed)
+			for (auto &[held, spare] : h.spare)
+				if (node == held)
+					spare = std::max(0, spare - n);
+	}
+}
+
 // List scheduling: walk the waiting jobs in priority order and start each
 // that fits now.  The walk goes class by class rather than job by job: a
 // heap holds each class's first waiting member after the walk's position,
@@ -909,16 +1039,20 @@ void PlanRun::start_phase()
 		return;
 	using Next = std::pair<int, int>; // (position, class)
 	std::priority_queue<Next, std::vector<Next>, std::greater<Next>> heap;
+	// A job that holds its start is asked even when it cannot fit now:
+	// its hold is what the jobs behind it must respect.
+	const bool holding = !c_.reserve.empty();
 	size_t keep = 0;
 	for (int k : active_) {
 		if (classes_[k].waiting == 0)
 			continue;
 		active_[keep++] = k;
-		if (classes_[k].gpus <= free_.total())
+		if (classes_[k].gpus <= free_.total() || holding)
 			heap.push({ first_waiting_from(k, 0), k });
 	}
 	active_.resize(keep);
 	deferred_.clear();
+	holds_.clear();
 	while (!heap.empty()) {
 		auto [pos, k] = heap.top();
 		heap.pop();
@@ -926,22 +1060,44 @@ void PlanRun::start_phase()
 		const int job = c_.order[pos];
 		// Its pools (a user's GPU limit, a license) first: a class
 		// shares them, and jobs behind it in other pools may start.
+		// A job its pools block holds nothing (backfill skips it).
 		if (pool_sig_[job] && !pool_room(job, c.gpus))
 			continue;
-		if (c.gpus > free_.total())
+		const bool reserves = holding && c_.reserve[job];
+		auto hold = [&] {
+			Hold h{ pos, 0, {}, {} };
+			if (reserves && earliest_fit(job, c.gpus, c.set, h.until, h.where, h.spare))
+				holds_.push_back(std::move(h));
+		};
+		if (c.gpus > free_.total()) {
+			hold();
 			continue;
+		}
 		const NodeCounts *packed = packed_now(c);
-		if (!packed)
+		if (!packed) {
+			hold();
 			continue;
+		}
 		if (std::isnan(in_.curves[c.curve].epoch_s[c.option][packed->size()])) {
 			if (c.may_flip)
 				deferred_.push_back(k);
+			hold();
 			continue;
 		}
 		const int span = static_cast<int>(packed->size());
 		if (span > (c.gpus + in_.gpus_per_node - 1) / in_.gpus_per_node &&
-		    sooner_on_fewer_nodes(job, c.gpus, c.set, span))
+		    sooner_on_fewer_nodes(job, c.gpus, c.set, span)) {
+			hold();
 			continue; // waits for fewer nodes
+		}
+		if (!holds_.empty() && held_off(pos, job, *packed)) {
+			// A shorter member of its class may end in time.
+			if (int p = first_waiting_from(k, pos + 1); p >= 0)
+				heap.push({ p, k });
+			continue;
+		}
+		if (!holds_.empty())
+			take_spare(pos, job, *packed);
 		start(k, pos, *packed);
 		if (int p = first_waiting_from(k, pos + 1); p >= 0)
 			heap.push({ p, k });

@@ -34,6 +34,13 @@ struct Candidate {
 	// pool_signatures(in), computed once per input and shared by its
 	// candidates; null: simulate_plan computes it.
 	std::shared_ptr<const std::vector<int>> pool_sig;
+	// Per PlanInput::jobs entry, or empty for none: pending jobs that
+	// hold their earliest start while they wait, as sched/backfill
+	// reserves for the jobs it tests.  A job after such a job in the order
+	// starts on its nodes only if it ends by then; list scheduling
+	// otherwise starts whatever fits now, and a whole-node job a bound
+	// promoted waited behind smaller ones plan after plan.
+	std::vector<char> reserve;
 };
 
 // Per PlanInput::jobs entry, an id shared by the jobs with the same pools

@@ -228,9 +228,13 @@ constexpr int kBoundRounds = 8;
 // The reference bound, repaired: pending jobs the plan ends after their
 // deadline move to the front of the queue, in Slurm's priority order, at
 // the count they asked (where it is usable), until none is late or
-// kBoundRounds rounds promoted all they could.  A promoted job starts as
-// soon as list scheduling lets it, as under backfill; what is still late
-// after that is make_plan's fallback to decide.
+// kBoundRounds rounds promoted all they could.  A promoted job holds its
+// earliest start while it waits (Candidate::reserve), as sched/backfill
+// reserves for the jobs it tests: the jobs behind it start on its nodes
+// only if they end by then.  Without the hold, list scheduling started
+// whatever fit now, and a whole-node job promoted plan after plan waited
+// behind smaller ones (fairness-bench's limits streams).  What is still
+// late after that is make_plan's fallback to decide.
 Candidate enforce_bound(const PlanInput &in, const std::vector<PendingJob> &pending,
 			Candidate c)
 {
@@ -241,6 +245,7 @@ Candidate enforce_bound(const PlanInput &in, const std::vector<PendingJob> &pend
 	std::vector<bool> promoted(in.jobs.size(), false), queued(in.jobs.size(), false);
 	for (int job : c.order)
 		queued[job] = true;
+	c.reserve.assign(in.jobs.size(), 0);
 	for (int round = 0; round < kBoundRounds; round++) {
 		Outcome o = simulate_plan(in, c, true);
 		if (o.late == 0)
@@ -249,6 +254,7 @@ Candidate enforce_bound(const PlanInput &in, const std::vector<PendingJob> &pend
 		for (auto [job, by] : o.late_jobs)
 			if (!promoted[job]) {
 				promoted[job] = more = true;
+				c.reserve[job] = 1;
 				int asked = asked_option(in, job);
 				if (asked >= 0 && pending[pending_of[job]].usable(asked))
 					c.option[job] = asked;
@@ -286,7 +292,7 @@ Candidate candidate(const PlanInput &in, const std::vector<PendingJob> &pending,
 	}
 	return Candidate{ option,
 			  queue_order(pending, option, in, in.objective, choice.order),
-			  nullptr };
+			  nullptr, {} };
 }
 
 // The longest makespan a plan may have under the mean-JCT objective:
@@ -764,7 +770,8 @@ Plan plan_once(const PlanInput &in, const PlanChoice &keep,
 	// the one in hand (local search may wander back to the kept choice
 	// with an outcome it did not record).
 	const bool kept = keep.valid && pick == 0 && best_c.option == keep_c.option &&
-			  best_c.order == keep_c.order && best.jobs.size() == in.jobs.size();
+			  best_c.order == keep_c.order && best_c.reserve == keep_c.reserve &&
+			  best.jobs.size() == in.jobs.size();
 	Outcome rec = kept ? std::move(best) : simulate_plan(in, best_c, true);
 	Plan plan;
 	plan.now = std::move(rec.now);

@@ -2,14 +2,16 @@
 // (planner/reference.hpp) on hand-made states, and the bound make_plan keeps
 // against it: priority order, running jobs' ends, conservative backfill, a
 // higher-priority arrival moving a job as backfill would, pools, CPUs and
-// memory and overruns in the shadow, and on
-// random inputs no bound job planned past its deadline.
+// memory and overruns in the shadow, a promoted job holding its start in
+// the plan's simulation, and on random inputs no bound job planned past
+// its deadline.
 #include "check_cxx.hpp"
 
 #include <cmath>
 #include <limits>
 #include <vector>
 
+#include "planner/plan_simulation.hpp"
 #include "planner/planner.hpp"
 #include "planner/reference.hpp"
 #include "planner/reference_shadow.hpp"
@@ -507,6 +509,33 @@ START_TEST(test_shadow_waits_for_an_overrun)
 }
 END_TEST
 
+START_TEST(test_a_promoted_job_holds_its_start)
+{
+	// One node; r holds 2 GPUs to 100.  First in the order, a (4 GPUs,
+	// 100 s) can start at 100; b (2 GPUs, 200 s) and c (2 GPUs, 50 s)
+	// fit now.  List scheduling alone starts b now and a only at 200;
+	// with a holding its start, as backfill reserves for it, b would
+	// still run at 100 and waits, c ends by then and starts now.
+	PlanInput in = cluster(1);
+	in.curves = { rigid(4, 1), rigid(2, 1) };
+	in.free_per_node = { 2 };
+	PlanJob r = pending(9, 1, 2, 1);
+	in.jobs = { running_on_node0(r, 2, 100, 1, false), pending(1, 0, 4, 1),
+		    pending(2, 1, 2, 2), pending(3, 1, 2, 0.5) };
+	Candidate c;
+	c.option = { 0, 0, 0, 0 };
+	c.order = { 1, 2, 3 };
+	Outcome free_for_all = simulate_plan(in, c, true);
+	ck_assert_double_eq(free_for_all.jobs[2].start_s(), 0);
+	ck_assert_double_eq(free_for_all.jobs[1].start_s(), 200);
+	c.reserve = { 0, 1, 0, 0 };
+	Outcome held = simulate_plan(in, c, true);
+	ck_assert_double_eq(held.jobs[3].start_s(), 0);
+	ck_assert_double_eq(held.jobs[1].start_s(), 100);
+	ck_assert_double_eq(held.jobs[2].start_s(), 200);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("reference");
@@ -527,6 +556,7 @@ int main(void)
 	tcase_add_test(tc, test_shadow_waits_for_pools);
 	tcase_add_test(tc, test_shadow_waits_for_cpus_and_memory);
 	tcase_add_test(tc, test_shadow_waits_for_an_overrun);
+	tcase_add_test(tc, test_a_promoted_job_holds_its_start);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

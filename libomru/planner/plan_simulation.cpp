@@ -909,11 +909,28 @@ bool PlanRun::earliest_fit(int job, int gpus, int set, double &at, NodeCounts &w
 {
 	const std::vector<double> &e = curve(job).epoch_s[c_.option[job]];
 	const std::vector<int> &free = free_.free();
+	auto in_set = [&](int node) {
+		return set < 0 || std::binary_search(in_.node_sets[set].begin(),
+						     in_.node_sets[set].end(), node);
+	};
+	auto cap = [&](int node) {
+		return fit(job, node, free[node] + released_[node], rel_cpus_[node], rel_mem_[node]);
+	};
+	// Packed on every node once its nodes have the GPUs in all (a
+	// pack costs a pass over the nodes; the sum is kept as ends free
+	// GPUs).
+	long total = 0;
+	if (set < 0)
+		total = free_.total();
+	else
+		for (int node : in_.node_sets[set])
+			total += free[node];
 	std::vector<int> caps(static_cast<size_t>(in_.nodes), 0);
 	auto fits = [&] {
+		if (total < gpus)
+			return false;
 		for (int node = 0; node < in_.nodes; node++)
-			caps[node] = fit(job, node, free[node] + released_[node], rel_cpus_[node],
-					 rel_mem_[node]);
+			caps[node] = cap(node);
 		std::optional<NodeCounts> p = set < 0 ? pack_gpus(caps, gpus)
 						      : pack_gpus(caps, gpus, in_.node_sets[set]);
 		if (!p || std::isnan(e[p->size()]))
@@ -965,6 +982,8 @@ bool PlanRun::earliest_fit(int job, int gpus, int set, double &at, NodeCounts &w
 				rel_cpus_[node] += s.use[w].cpus;
 				rel_mem_[node] += s.use[w].mem;
 			}
+			if (in_set(node))
+				total += n;
 		}
 		unpriced = true;
 	}
@@ -1010,6 +1029,11 @@ void PlanRun::take_spare(int pos, int job, const NodeCounts &packed)
 					spare = std::max(0, spare - n);
 	}
 }
+
+// Holds per start phase at most (Candidate::reserve): the first waiting
+// jobs that hold, as backfill reserves for the first it tests; each costs
+// a walk of the running jobs' ends.
+constexpr size_t kMaxHolds = 8;
 
 // List scheduling: walk the waiting jobs in priority order and start each
 // that fits now.  The walk goes class by class rather than job by job: a
@@ -1066,7 +1090,8 @@ void PlanRun::start_phase()
 		const bool reserves = holding && c_.reserve[job];
 		auto hold = [&] {
 			Hold h{ pos, 0, {}, {} };
-			if (reserves && earliest_fit(job, c.gpus, c.set, h.until, h.where, h.spare))
+			if (reserves && holds_.size() < kMaxHolds &&
+			    earliest_fit(job, c.gpus, c.set, h.until, h.where, h.spare))
 				holds_.push_back(std::move(h));
 		};
 		if (c.gpus > free_.total()) {

@@ -249,6 +249,16 @@ class PlanRun {
 	int first_waiting_from(int k, int pos);
 	void start(int k, int pos, const NodeCounts &packed);
 	bool sooner_on_fewer_nodes(int job, int gpus, int set, int span);
+	// The running jobs' predicted ends in time order (the event heap read
+	// in place), each adding what it frees on the nodes of `set` (-1:
+	// every node) to released_, rel_cpus_ and rel_mem_, with before(node)
+	// and after(node, gpus) around each node's share.  instant(at) is
+	// asked once the ends at `at` are all in, before a later one is played
+	// and after the last; true stops the walk.  Ends not clearly before
+	// `until` (kInf: none) are not played.  RET whether instant stopped it; the
+	// buffers are zero again on return.
+	template <typename Instant, typename Before, typename After>
+	bool walk_ends(int set, double until, Instant instant, Before before, After after);
 	// Candidate::reserve: the earliest time the running jobs' predicted
 	// ends let `job` (waiting, `gpus` GPUs on node set `set`) be packed,
 	// and where; false when none does.
@@ -806,6 +816,67 @@ int fewest_span(const std::vector<int> &by_free, int gpus)
 	return need > 0 ? 0 : nodes;
 }
 
+template <typename Instant, typename Before, typename After>
+bool PlanRun::walk_ends(int set, double until, Instant instant, Before before, After after)
+{
+	const std::vector<Event> &heap = events_.heap();
+	auto later = [&](int a, int b) { return heap[a] > heap[b]; };
+	release_calls_++;
+	walk_.clear();
+	if (!heap.empty())
+		walk_.push_back(0);
+	bool stopped = false, unpriced = false; // ends at `at` not yet asked about
+	double at = t_;
+	while (!walk_.empty()) {
+		std::pop_heap(walk_.begin(), walk_.end(), later);
+		const int i = walk_.back();
+		walk_.pop_back();
+		for (int child : { 2 * i + 1, 2 * i + 2 })
+			if (child < static_cast<int>(heap.size())) {
+				walk_.push_back(child);
+				std::push_heap(walk_.begin(), walk_.end(), later);
+			}
+		const Event &ev = heap[i];
+		const JobState &s = jobs_[ev.job];
+		if (s.phase != JobState::Phase::Running || s.version != ev.version ||
+		    ev.t != s.end_s || released_mark_[ev.job] == release_calls_)
+			continue; // stale, or not its end
+		if (ev.t > at && unpriced) {
+			unpriced = false;
+			if ((stopped = instant(at)))
+				break;
+		}
+		if (until < kInf && !clearly_less(ev.t, until))
+			break;
+		at = ev.t;
+		released_mark_[ev.job] = release_calls_;
+		for (size_t w = 0; w < s.where.size(); w++) {
+			auto [node, n] = s.where[w];
+			if (set >= 0 && !std::binary_search(in_.node_sets[set].begin(),
+							    in_.node_sets[set].end(), node))
+				continue;
+			if (released_[node] == 0)
+				touched_.push_back(node);
+			before(node);
+			released_[node] += n;
+			if (w < s.use.size()) {
+				rel_cpus_[node] += s.use[w].cpus;
+				rel_mem_[node] += s.use[w].mem;
+			}
+			after(node, n);
+		}
+		unpriced = true;
+	}
+	if (unpriced && !stopped)
+		stopped = instant(at);
+	for (int node : touched_) {
+		released_[node] = 0;
+		rel_cpus_[node] = rel_mem_[node] = 0;
+	}
+	touched_.clear();
+	return stopped;
+}
+
 // IN job: a waiting job of `gpus` GPUs confined to node set `set` whose
 // placement now spans `span` nodes, more than its count needs.
 // RET whether waiting for a placement on fewer nodes ends it clearly sooner
@@ -838,12 +909,6 @@ bool PlanRun::sooner_on_fewer_nodes(int job, int gpus, int set, int span)
 			for (int node : in_.node_sets[set])
 				by_free_[allowed(node)]++;
 	}
-	const std::vector<Event> &heap = events_.heap();
-	auto later = [&](int a, int b) { return heap[a] > heap[b]; };
-	release_calls_++;
-	walk_.clear();
-	if (!heap.empty())
-		walk_.push_back(0);
 	// -1: no narrower placement yet; else whether it ends sooner.
 	auto narrower = [&](double at) {
 		int m = fewest_span(by_free_, gpus);
@@ -852,55 +917,11 @@ bool PlanRun::sooner_on_fewer_nodes(int job, int gpus, int set, int span)
 		return clearly_less(at + left * e[m], now_end) ? 1 : 0;
 	};
 	int answer = -1;
-	double at = t_;
-	bool unpriced = false; // ends at `at` freed GPUs not yet looked at
-	while (!walk_.empty()) {
-		std::pop_heap(walk_.begin(), walk_.end(), later);
-		const int i = walk_.back();
-		walk_.pop_back();
-		for (int child : { 2 * i + 1, 2 * i + 2 })
-			if (child < static_cast<int>(heap.size())) {
-				walk_.push_back(child);
-				std::push_heap(walk_.begin(), walk_.end(), later);
-			}
-		const Event &ev = heap[i];
-		const JobState &s = jobs_[ev.job];
-		if (s.phase != JobState::Phase::Running || s.version != ev.version ||
-		    ev.t != s.end_s || released_mark_[ev.job] == release_calls_)
-			continue; // stale, or not its end
-		if (ev.t > at && unpriced) {
-			unpriced = false;
-			if ((answer = narrower(at)) >= 0)
-				break;
-		}
-		if (!clearly_less(ev.t, now_end))
-			break; // a start at ev.t or later cannot end sooner
-		at = ev.t;
-		released_mark_[ev.job] = release_calls_;
-		for (size_t w = 0; w < s.where.size(); w++) {
-			auto [node, n] = s.where[w];
-			if (set >= 0 && !std::binary_search(in_.node_sets[set].begin(),
-							    in_.node_sets[set].end(), node))
-				continue;
-			if (released_[node] == 0)
-				touched_.push_back(node);
-			by_free_[allowed(node)]--;
-			released_[node] += n;
-			if (w < s.use.size()) {
-				rel_cpus_[node] += s.use[w].cpus;
-				rel_mem_[node] += s.use[w].mem;
-			}
-			by_free_[allowed(node)]++;
-		}
-		unpriced = true;
-	}
-	if (unpriced && answer < 0)
-		answer = narrower(at);
-	for (int node : touched_) {
-		released_[node] = 0;
-		rel_cpus_[node] = rel_mem_[node] = 0;
-	}
-	touched_.clear();
+	// A start at now_end or later cannot end sooner.
+	walk_ends(
+		set, now_end, [&](double at) { return (answer = narrower(at)) >= 0; },
+		[&](int node) { by_free_[allowed(node)]--; },
+		[&](int node, int) { by_free_[allowed(node)]++; });
 	return answer == 1;
 }
 
@@ -909,13 +930,6 @@ bool PlanRun::earliest_fit(int job, int gpus, int set, double &at, NodeCounts &w
 {
 	const std::vector<double> &e = curve(job).epoch_s[c_.option[job]];
 	const std::vector<int> &free = free_.free();
-	auto in_set = [&](int node) {
-		return set < 0 || std::binary_search(in_.node_sets[set].begin(),
-						     in_.node_sets[set].end(), node);
-	};
-	auto cap = [&](int node) {
-		return fit(job, node, free[node] + released_[node], rel_cpus_[node], rel_mem_[node]);
-	};
 	// Packed on every node once its nodes have the GPUs in all (a
 	// pack costs a pass over the nodes; the sum is kept as ends free
 	// GPUs).
@@ -926,75 +940,25 @@ bool PlanRun::earliest_fit(int job, int gpus, int set, double &at, NodeCounts &w
 		for (int node : in_.node_sets[set])
 			total += free[node];
 	std::vector<int> caps(static_cast<size_t>(in_.nodes), 0);
-	auto fits = [&] {
+	auto fits = [&](double t) {
 		if (total < gpus)
 			return false;
 		for (int node = 0; node < in_.nodes; node++)
-			caps[node] = cap(node);
+			caps[node] = fit(job, node, free[node] + released_[node], rel_cpus_[node],
+					 rel_mem_[node]);
 		std::optional<NodeCounts> p = set < 0 ? pack_gpus(caps, gpus)
 						      : pack_gpus(caps, gpus, in_.node_sets[set]);
 		if (!p || std::isnan(e[p->size()]))
 			return false;
+		at = t;
 		where = std::move(*p);
 		spare.clear();
 		for (auto [node, n] : where)
 			spare.emplace_back(node, std::max(0, caps[node] - n));
 		return true;
 	};
-	// The running jobs' ends in time order (sooner_on_fewer_nodes's walk
-	// of the event heap), each freeing what it holds; after each instant's
-	// ends, whether the job fits.
-	const std::vector<Event> &heap = events_.heap();
-	auto later = [&](int a, int b) { return heap[a] > heap[b]; };
-	release_calls_++;
-	walk_.clear();
-	if (!heap.empty())
-		walk_.push_back(0);
-	bool found = false, unpriced = false;
-	at = t_;
-	while (!walk_.empty()) {
-		std::pop_heap(walk_.begin(), walk_.end(), later);
-		const int i = walk_.back();
-		walk_.pop_back();
-		for (int child : { 2 * i + 1, 2 * i + 2 })
-			if (child < static_cast<int>(heap.size())) {
-				walk_.push_back(child);
-				std::push_heap(walk_.begin(), walk_.end(), later);
-			}
-		const Event &ev = heap[i];
-		const JobState &s = jobs_[ev.job];
-		if (s.phase != JobState::Phase::Running || s.version != ev.version ||
-		    ev.t != s.end_s || released_mark_[ev.job] == release_calls_)
-			continue; // stale, or not its end
-		if (ev.t > at && unpriced) {
-			unpriced = false;
-			if ((found = fits()))
-				break;
-		}
-		at = ev.t;
-		released_mark_[ev.job] = release_calls_;
-		for (size_t w = 0; w < s.where.size(); w++) {
-			auto [node, n] = s.where[w];
-			if (released_[node] == 0)
-				touched_.push_back(node);
-			released_[node] += n;
-			if (w < s.use.size()) {
-				rel_cpus_[node] += s.use[w].cpus;
-				rel_mem_[node] += s.use[w].mem;
-			}
-			if (in_set(node))
-				total += n;
-		}
-		unpriced = true;
-	}
-	if (!found && unpriced)
-		found = fits();
-	for (int node : touched_) {
-		released_[node] = 0;
-		rel_cpus_[node] = rel_mem_[node] = 0;
-	}
-	touched_.clear();
-	return found;
+	return walk_ends(
+		set, kInf, fits, [](int) {}, [&](int, int n) { total += n; });
 }
 
 double PlanRun::end_if_started(int job, const NodeCounts &packed) const

@@ -10,8 +10,10 @@
 
 #include "src/slurmctld/locks.h"
 
-/* slurmctld's: a scheduling pass soon (slurmctld.h). */
+/* slurmctld's: a scheduling pass soon (slurmctld.h), and one now
+ * (job_scheduler.h; doc/slurm-facts.md section 14). */
 extern void queue_job_scheduler(void) __attribute__((weak));
+extern void schedule(bool full_queue) __attribute__((weak));
 
 /*
  * The profile store is written by this thread, never by slurmctld's own
@@ -161,12 +163,13 @@ static void plan_tick(void)
 	slurm_mutex_lock(&plan_lock);
 	double t = mono_now();
 	bool planned = false;
+	int starts_now = 0;
 	if (plan_wanted_now(t)) {
 		dirty = false;
 		replan_now = false;
 		plan_wanted = false;
 		last_plan_at = t;
-		replan(time(NULL));
+		starts_now = replan(time(NULL));
 		planned = true;
 	}
 	plan_priority_write(); /* no cycle runs: this thread holds the lock */
@@ -176,12 +179,23 @@ static void plan_tick(void)
 	if (send)
 		omru_elastic_after_plan(ctl, &plan_lock);
 	unlock_slurmctld(locks);
-	if (planned && queue_job_scheduler)
+	/*
+	 * A plan that starts jobs now asks for a scheduling pass now:
+	 * queue_job_scheduler() waits for slurmctld's background loop and
+	 * batch_sched_delay (3 s by default), so a job submitted to an idle
+	 * cluster started 1-3 s later than under cons_tres, which starts it in
+	 * the submit RPC (demo: 5 of 8 jobs; with 10-60 s jobs that made them
+	 * later than backfill).  schedule() wakes the scheduler thread, which
+	 * keeps SchedulerParameters=sched_min_interval between passes.
+	 */
+	if (starts_now > 0 && schedule)
+		schedule(false);
+	else if (planned && queue_job_scheduler)
 		queue_job_scheduler();
 }
 
-/* The thread: plans as soon as one is wanted (woken) or due (every
- * second), the rest every STORE_SYNC_S. */
+/* The thread: plans as soon as one is wanted (woken) or due (it sleeps
+ * until then, a second at most), the rest every STORE_SYNC_S. */
 static void *store_sync(void *arg)
 {
 	double last_sync = 0;
@@ -189,11 +203,14 @@ static void *store_sync(void *arg)
 	(void) arg;
 	slurm_mutex_lock(&plan_lock);
 	while (!store_stop) {
+		/* A millisecond at least: never a busy loop. */
+		double wait = MAX(MIN(plan_wait_s(mono_now()), 1.0), 0.001);
 		struct timespec until;
 		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += 1;
-		if (!plan_wanted_now(mono_now()))
-			pthread_cond_timedwait(&store_wake, &plan_lock, &until);
+		long ns = until.tv_nsec + (long) (wait * 1e9);
+		until.tv_sec += ns / 1000000000L;
+		until.tv_nsec = ns % 1000000000L;
+		pthread_cond_timedwait(&store_wake, &plan_lock, &until);
 		if (store_stop)
 			break;
 		slurm_mutex_unlock(&plan_lock);

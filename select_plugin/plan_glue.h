@@ -191,8 +191,12 @@ extern bool node_has_features(node_record_t *n, const char *features);
 extern bool plan_due(double t);
 /* Whether the thread makes a plan now (caller holds plan_lock). */
 extern bool plan_wanted_now(double t);
+/* Seconds until a plan is wanted if nothing happens (caller holds
+ * plan_lock). */
+extern double plan_wait_s(double t);
 extern double plan_forced_gap_s(void);
-extern void replan(time_t now);
+/* A plan from a fresh snapshot; RET how many pending jobs it starts now. */
+extern int replan(time_t now);
 /* Whether Slurm keeps the pending job waiting for a reason of its own (a
  * limit, license, reservation, partition state): no plan counts on it. */
 extern bool job_blocked_by_slurm(job_record_t *job_ptr);

@@ -423,8 +423,9 @@ extern bool planned_start_blocked(uint32_t testing)
 }
 
 /* Snapshot of nodes and GPU jobs, then a plan.  Caller holds plan_lock;
- * slurmctld holds the job and node write locks around job_test. */
-extern void replan(time_t now)
+ * slurmctld holds the job and node write locks around job_test.  RET how
+ * many pending jobs the plan starts now. */
+extern int replan(time_t now)
 {
 	char err[512], stats[512];
 	snap_buffers_t b;
@@ -433,7 +434,7 @@ extern void replan(time_t now)
 
 	if (!&job_list || !job_list || !&node_record_table_ptr ||
 	    !&node_record_count || !node_record_table_ptr)
-		return;
+		return 0;
 	double t0 = mono_now();
 	omru_ctl_snapshot_begin(ctl, now, node_record_count);
 	for (int i = 0; i < node_record_count; i++) {
@@ -538,6 +539,7 @@ extern void replan(time_t now)
 		     cost.total_ms / cost.replans, cost.total_max_ms,
 		     cost.snapshot_ms / cost.replans, cost.snapshot_max_ms);
 	}
+	return starts_len;
 }
 
 /*
@@ -573,6 +575,29 @@ extern bool plan_due(double t)
 extern double plan_forced_gap_s(void)
 {
 	return MAX(settings.plan_interval_min_s, 1.0);
+}
+
+/*
+ * Seconds from t until plan_wanted_now turns true if nothing else happens
+ * (0: now).  The thread sleeps that long, not a whole second: a job
+ * submitted just after a plan waited up to a second more than the forced
+ * gap for the plan that starts it.
+ */
+extern double plan_wait_s(double t)
+{
+	if (!ctl)
+		return settings.plan_interval_max_s;
+	if (replan_now)
+		return 0;
+	double since = t - last_plan_at;
+	double wait = settings.plan_interval_max_s - since;
+	if (dirty)
+		wait = MIN(wait, settings.plan_interval_min_s - since);
+	if (gpus_freed)
+		wait = MIN(wait, freed_gap_s() - since);
+	if (plan_wanted)
+		wait = MIN(wait, plan_forced_gap_s() - since);
+	return MAX(wait, 0.0);
 }
 
 extern bool plan_wanted_now(double t)

@@ -194,6 +194,38 @@ static void note_no_node(job_record_t *job_ptr)
 		      "the plan cannot model it", plugin_type, job_ptr);
 }
 
+/*
+ * Whether the plan can model a job's --nodelist (-w): Slurm's required
+ * nodes, which the job's allocation must include, with more nodes if it
+ * needs them (a --gpus=8 job with -w of one 4-GPU node gets that node and
+ * another).  The plan models a node list as the only nodes a job may use,
+ * which is that only when the job fits the listed nodes and every packing
+ * of it includes them all: one node, or as many nodes as it asked (-N).
+ * RET false for any other list: cons_tres places the job (issue 44:
+ * Slurm's test39.13 left such jobs pending forever on an idle cluster).
+ * `largest`: the most GPUs the plan may give it.
+ */
+static bool required_nodes_modelled(job_record_t *job_ptr, int largest)
+{
+	job_details_t *d = job_ptr->details;
+
+	if (!d || !d->req_node_bitmap)
+		return true;
+	int listed = 0, gpus_there = 0;
+	int n_max = MIN(bit_size(d->req_node_bitmap), node_record_count);
+	for (int i = 0; i < n_max; i++) {
+		if (!bit_test(d->req_node_bitmap, i))
+			continue;
+		int gpus = 0, alloc = 0;
+		node_gpus(node_record_table_ptr[i], &gpus, &alloc);
+		listed++;
+		gpus_there += gpus;
+	}
+	uint32_t min_nodes = MAX(d->min_nodes, 1);
+	return listed > 0 && gpus_there >= largest &&
+	       ((listed == 1 && min_nodes == 1) || min_nodes == (uint32_t) listed);
+}
+
 /* The snapshot's buffers, node_record_count + 1 entries each. */
 typedef struct {
 	int *eligible, *where_node, *where_gpus;
@@ -337,8 +369,20 @@ static int add_job(job_record_t *job_ptr, time_t now, snap_buffers_t *b)
 		}
 		FREE_NULL_BITMAP(parts);
 		n = refusals_filter(job_ptr->job_id, eligible, n);
-		if (!n)
+		if (!required_nodes_modelled(job_ptr, moldable ? (int) j.opts->gpus_max
+							       : j.gpus)) {
+			/* No node in the plan: cons_tres places it (Pass);
+			 * said once, as it leaves the plan. */
+			omru_ctl_decision_t was;
+			if (n && omru_ctl_lookup(ctl, job_ptr->job_id, &was) &&
+			    was.kind != OMRU_DECIDE_PASS)
+				debug("%s: %pJ must include the nodes of its "
+				      "--nodelist and may need others: cons_tres "
+				      "places it", plugin_type, job_ptr);
+			n = 0;
+		} else if (!n) {
 			note_no_node(job_ptr);
+		}
 		j.eligible = eligible;
 		j.eligible_count = n;
 		j.held = job_waits_for_other_reasons(job_ptr, now);

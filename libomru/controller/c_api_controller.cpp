@@ -511,6 +511,13 @@ void omru_ctl_stats(const omru_ctl_t *ctl, char *buf, size_t len)
 		std::snprintf(buf + used, len - used, "%s%u:+%.1f", i ? "," : " late_jobs=",
 			      s.late_jobs[i].first, s.late_jobs[i].second);
 	}
+	for (size_t i = 0; i < s.ref_moved.size(); i++) {
+		size_t used = std::strlen(buf);
+		if (used + 1 >= len)
+			break;
+		std::snprintf(buf + used, len - used, "%s%u:%+.1f", i ? "," : " ref_moved=",
+			      s.ref_moved[i].first, s.ref_moved[i].second);
+	}
 }
 
 int omru_ctl_admin_comment(const omru_ctl_t *ctl, uint32_t job_id,

@@ -480,6 +480,22 @@ void Controller::plan(const Snapshot &snap, double time_cap_ms)
 	for (const JobSnap &j : snap.jobs)
 		if (auto it = out.find(j.job_id); it != out.end())
 			size_cpus(it->second, j);
+	stats_.ref_moved.clear();
+	for (const auto &[id, d] : out) {
+		auto was = decisions_.find(id);
+		if (d.ref_end_s < 0 || was == decisions_.end() || was->second.ref_end_s < 0)
+			continue;
+		double by = d.ref_end_s - was->second.ref_end_s;
+		if (std::fabs(by) > 1)
+			stats_.ref_moved.emplace_back(id, by);
+	}
+	std::sort(stats_.ref_moved.begin(), stats_.ref_moved.end(),
+		  [](const auto &a, const auto &b) {
+			  return std::fabs(a.second) > std::fabs(b.second) ||
+				 (std::fabs(a.second) == std::fabs(b.second) && a.first < b.first);
+		  });
+	if (stats_.ref_moved.size() > kLateJobsLogged)
+		stats_.ref_moved.resize(kLateJobsLogged);
 	decisions_ = std::move(out);
 
 	double ms = std::chrono::duration<double, std::milli>(

@@ -94,6 +94,11 @@ struct PlanStats {
 	// The latest of them: job id and seconds its planned end is past its
 	// bound, most late first (at most kLateJobsLogged).
 	std::vector<std::pair<uint32_t, double>> late_jobs;
+	// Pending jobs whose reference end moved by more than a second since
+	// the plan before: job id and by how much (+ later), the largest moves
+	// first (at most kLateJobsLogged).  A promise that moves is what a
+	// user sees change; it also explains a job found late all at once.
+	std::vector<std::pair<uint32_t, double>> ref_moved;
 };
 constexpr size_t kLateJobsLogged = 4;
 

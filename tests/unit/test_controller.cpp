@@ -594,6 +594,45 @@ START_TEST(test_controller_plan_is_stable_when_nothing_changes)
 }
 END_TEST
 
+// A waiting job's reference end moves when a job of higher priority
+// arrives (backfill would start that one first): the plan's stats say
+// which job's promise moved and by how much; a plan that changes nothing
+// moves nothing.
+START_TEST(test_stats_name_the_reference_ends_that_moved)
+{
+	Snapshot s = two_nodes_of_4();
+	for (int n = 0; n < 2; n++) { // both nodes busy until 1270 and 1370
+		s.nodes[n].gpus_alloc = 4;
+		JobSnap r = omru_job(1 + n, 0, 4, 4, 10, {});
+		r.running = true;
+		r.gpus = 4;
+		r.start_s = 1000 + 100 * n;
+		r.where = { { n, 4 } };
+		s.jobs.push_back(r);
+	}
+	JobSnap waits = omru_job(3, 2, 4, 4, 10, { 0, 1 });
+	waits.priority = 10;
+	s.jobs.push_back(waits);
+	Controller c(profiles(kResnet), {});
+	c.plan(s);
+	ck_assert(c.lookup(3)->kind == Decision::Kind::Wait);
+	const double before = c.lookup(3)->ref_end_s;
+	ck_assert(before > s.now_s);
+	c.plan(s);
+	ck_assert(c.stats().ref_moved.empty());
+	JobSnap urgent = omru_job(4, 3, 4, 4, 10, { 0, 1 });
+	urgent.priority = 100;
+	s.jobs.push_back(urgent);
+	c.plan(s);
+	const double after = c.lookup(3)->ref_end_s;
+	ck_assert(after > before + 1);
+	const auto &moved = c.stats().ref_moved;
+	ck_assert_int_eq(moved.size(), 1);
+	ck_assert_int_eq(moved[0].first, 3);
+	ck_assert_double_eq_tol(moved[0].second, after - before, 1e-6);
+}
+END_TEST
+
 START_TEST(test_estimated_count_is_marked_estimated)
 {
 	Snapshot s = two_nodes_of_4();
@@ -1058,6 +1097,7 @@ int main(void)
 	tcase_add_test(tc, test_c_api_counts_on_pipeline_splits_of_profiled_models);
 	tcase_add_test(tc, test_a_users_unpriceable_rows_change_only_that_users_plan);
 	tcase_add_test(tc, test_pricing_is_bounded_per_user_and_plan);
+	tcase_add_test(tc, test_stats_name_the_reference_ends_that_moved);
 	tcase_add_test(tc, test_unknown_model_runs_its_minimum_for_its_time_limit);
 	tcase_add_test(tc, test_plain_job_is_rigid_and_priced_at_its_time_limit);
 	tcase_add_test(tc, test_plain_job_without_limit_uses_the_default_runtime);

@@ -38,6 +38,10 @@ struct PendingJob {
 	// Per option: whether it ever fits the job's nodes (fits_when_idle);
 	// empty when every option does.
 	std::vector<char> fits;
+	// Its place in Slurm's priority order (priority_order; 0 first):
+	// between jobs a queue order cannot tell apart, Slurm's priority
+	// decides, so fair share and QOS order them as under backfill.
+	int rank = 0;
 	bool usable(size_t option) const { return fits.empty() || fits[option]; }
 };
 
@@ -110,7 +114,7 @@ constexpr double kJctMakespanSlack = 0.10;
 // Queue order `which` by runtime, by GPU count or by GPU-seconds (which % 3):
 // largest first for the makespan (LPT and its kin), smallest first for mean
 // JCT (SPT and kin); which >= 3 is the other objective's direction.  Ties:
-// lower job index.  Jobs whose option never fits their nodes are left out
+// Slurm's priority (PendingJob::rank), then lower job index.  Jobs whose option never fits their nodes are left out
 // (unplaced).
 std::vector<int> queue_order(const std::vector<PendingJob> &pending,
 			     const std::vector<int> &option,
@@ -118,7 +122,7 @@ std::vector<int> queue_order(const std::vector<PendingJob> &pending,
 {
 	struct Key {
 		double a, b;
-		int job;
+		int rank, job;
 	};
 	std::vector<Key> keys;
 	keys.reserve(pending.size());
@@ -128,9 +132,9 @@ std::vector<int> queue_order(const std::vector<PendingJob> &pending,
 			continue;
 		double runtime = p.runtime_s[o];
 		double gpus = in.curves[in.jobs[p.job].curve].gpus[o];
-		const Key by_runtime{ runtime, 0, p.job };
-		const Key by_gpus{ gpus, runtime, p.job };
-		const Key by_area{ p.area[o], runtime, p.job };
+		const Key by_runtime{ runtime, 0, p.rank, p.job };
+		const Key by_gpus{ gpus, runtime, p.rank, p.job };
+		const Key by_area{ p.area[o], runtime, p.rank, p.job };
 		int key = which % kOrderKeys;
 		Key k = key == 0 ? by_runtime : key == 1 ? by_gpus : by_area;
 		bool native = which < kOrderKeys;
@@ -145,6 +149,8 @@ std::vector<int> queue_order(const std::vector<PendingJob> &pending,
 			return x.a < y.a;
 		if (x.b != y.b)
 			return x.b < y.b;
+		if (x.rank != y.rank)
+			return x.rank < y.rank;
 		return x.job < y.job;
 	});
 	std::vector<int> order;
@@ -686,6 +692,14 @@ Plan plan_once(const PlanInput &in, const PlanChoice &keep,
 			p.fits = std::move(f);
 		}
 		pending.push_back(std::move(p));
+	}
+	{
+		std::vector<int> rank(in.jobs.size(), 0);
+		const std::vector<int> by_priority = priority_order(in);
+		for (size_t r = 0; r < by_priority.size(); r++)
+			rank[by_priority[r]] = static_cast<int>(r);
+		for (PendingJob &p : pending)
+			p.rank = rank[p.job];
 	}
 
 	// Every candidate is given up once it cannot beat the best so far

@@ -1,6 +1,6 @@
 // test_reference.cpp - Slurm's own policy from the plan's state
 // (planner/reference.hpp) on hand-made states, and the bound make_plan keeps
-// against it: priority order, running jobs' ends, conservative backfill, a
+// against it: priority order (which also breaks the plan's own ties), running jobs' ends, conservative backfill, a
 // higher-priority arrival moving a job as backfill would, pools, CPUs and
 // memory and overruns in the shadow, a promoted job holding its start in
 // the plan's simulation, and on random inputs no bound job planned past
@@ -61,6 +61,22 @@ START_TEST(test_priority_order_then_submission)
 	ck_assert_double_eq(ref.start_s[2], 100);
 	ck_assert_double_eq(ref.start_s[0], 200);
 	ck_assert_double_eq(ref.end_s[0], 300);
+}
+END_TEST
+
+START_TEST(test_slurm_priority_breaks_the_plans_ties)
+{
+	// One node, two jobs the plan's objective cannot tell apart (4 GPUs,
+	// 100 s each): without the bound, Slurm's priority still decides which
+	// starts first (fair share, QOS), not the order they came in.
+	PlanInput in = cluster(1);
+	in.bound.on = false;
+	in.curves = { rigid(4, 1) };
+	in.jobs = { pending(1, 0, 4, 1, 0, 0), pending(2, 0, 4, 1, 5, 10) };
+	Plan p = make_plan(in, PlanChoice{}, PlanSearch{});
+	ck_assert_int_eq(p.now.size(), 1);
+	ck_assert_int_eq(p.now[0].job, 1);
+	ck_assert_double_eq(p.jobs[0].start_s(), 100);
 }
 END_TEST
 
@@ -542,6 +558,7 @@ int main(void)
 	TCase *tc = tcase_create("core");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_priority_order_then_submission);
+	tcase_add_test(tc, test_slurm_priority_breaks_the_plans_ties);
 	tcase_add_test(tc, test_backfill_never_delays_a_higher_priority_job);
 	tcase_add_test(tc, test_higher_priority_arrival_moves_a_job);
 	tcase_add_test(tc, test_asked_count_and_nearest);

@@ -22,8 +22,9 @@ PACKAGES=(
   # Slurm 24.11 built from source (scripts/slurm-release.sh): slurmdbd's
   # accounting_storage/mysql needs the MariaDB client library
   libmariadb-dev
-  # local test cluster
-  iproute2 procps psmisc python3
+  # local test cluster; expect for Slurm's own testsuite/expect
+  # (scripts/slurm-testsuite.sh)
+  iproute2 procps psmisc python3 expect
   # omru-train: libtorch (CPU) with c10d, Gloo headers; PyTorch for the bench;
   # libjpeg-turbo for image folders
   libtorch-dev libgloo-dev python3-torch libjpeg62-turbo-dev

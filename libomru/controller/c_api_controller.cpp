@@ -504,20 +504,23 @@ void omru_ctl_stats(const omru_ctl_t *ctl, char *buf, size_t len)
 		      s.last_jobs, s.last_pending, s.last_starts, s.candidates,
 		      s.incremental, s.makespan_s, s.late, s.late_s,
 		      s.is_reference ? "yes" : "no");
-	for (size_t i = 0; i < s.late_jobs.size(); i++) {
-		size_t used = std::strlen(buf);
-		if (used + 1 >= len)
-			break;
-		std::snprintf(buf + used, len - used, "%s%u:+%.1f", i ? "," : " late_jobs=",
-			      s.late_jobs[i].first, s.late_jobs[i].second);
-	}
-	for (size_t i = 0; i < s.ref_moved.size(); i++) {
-		size_t used = std::strlen(buf);
-		if (used + 1 >= len)
-			break;
-		std::snprintf(buf + used, len - used, "%s%u:%+.1f", i ? "," : " ref_moved=",
-			      s.ref_moved[i].first, s.ref_moved[i].second);
-	}
+	// " KEY=ID:S,ID:S" for a list of (job id, seconds), while buf has room.
+	auto append = [&](const char *key, const char *item,
+			  const std::vector<std::pair<uint32_t, double>> &list) {
+		for (size_t i = 0; i < list.size(); i++) {
+			size_t used = std::strlen(buf);
+			if (used + 1 >= len)
+				break;
+			if (i == 0)
+				std::snprintf(buf + used, len - used, " %s=", key);
+			else
+				std::snprintf(buf + used, len - used, ",");
+			used = std::strlen(buf);
+			std::snprintf(buf + used, len - used, item, list[i].first, list[i].second);
+		}
+	};
+	append("late_jobs", "%u:+%.1f", s.late_jobs);
+	append("ref_moved", "%u:%+.1f", s.ref_moved);
 }
 
 int omru_ctl_admin_comment(const omru_ctl_t *ctl, uint32_t job_id,

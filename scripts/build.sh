@@ -42,6 +42,17 @@ if [ "$(id -u)" = 0 ]; then
   stage "Slurm source tree (scripts/slurm-src.sh)"
   "$top/scripts/slurm-src.sh" >&2
 fi
+# The compiler cache (once install-deps.sh has installed ccache), its
+# counts for this build in BUILD_DIR/ccache-stats.log (read at the end).
+# shellcheck source=scripts/ccache-env.sh
+. "$top/scripts/ccache-env.sh"
+cache_note() { :; }
+if [[ :$PATH: == *:/usr/lib/ccache:* ]]; then
+  mkdir -p "$build"
+  export CCACHE_STATSLOG=$build/ccache-stats.log
+  rm -f "$CCACHE_STATSLOG"
+  cache_note() { ccache_summary "$CCACHE_STATSLOG"; }
+fi
 if [ ! -x "$top/configure" ] || [ "$top/configure.ac" -nt "$top/configure" ] ||
    [ "$top/Makefile.am" -nt "$top/Makefile.in" ]; then
   stage "autoreconf"
@@ -73,5 +84,6 @@ make -j"$jobs" "$target" 2>&1 | awk -v total="$steps" '
 rc=${PIPESTATUS[0]}
 set -e
 [ "$rc" = 0 ] || { stage "make failed (exit $rc)"; exit "$rc"; }
+stage_name+=$(cache_note)   # on the make stage's row of the time table
 stage "built in $build"
 echo "$build"

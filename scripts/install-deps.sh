@@ -8,8 +8,9 @@
 set -euo pipefail
 
 PACKAGES=(
-  # build
-  build-essential autoconf automake libtool pkg-config dpkg-dev
+  # build; ccache: the objects that do not depend on the Slurm release are
+  # compiled once for every build of a test run (scripts/ccache-env.sh)
+  build-essential autoconf automake libtool pkg-config dpkg-dev ccache
   # make deb, and lintian on what it builds
   debhelper lintian
   # Slurm: daemons, clients, public headers, accounting, auth

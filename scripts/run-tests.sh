@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The test command (README): builds everything from a fresh clone and runs
-#  1. `make check` in build/: Check unit tests, the tools' tests and the
-#     integration tests against real local Slurm clusters (needs root),
-#     several test files at once (each integration test has its own cluster);
+#  1. `make check` in build/: Check unit tests, the tools' tests, the
+#     integration tests against real local Slurm clusters (needs root) and
+#     Slurm's own GPU tests (test39.*) under cons_tres and select/omru
+#     (tests/integration/slurm-gpu-tests.test), several test files at once
+#     (each integration test has its own cluster);
 #  2. the unit and tool tests again, built with ASan/UBSan (build-san/),
 #     then every parser's libFuzzer target for 2 s (scripts/fuzz.sh).
 #     That build and its tests run beside 1's tests, at a lower CPU
@@ -10,12 +12,15 @@
 #     compiler takes the cores they leave idle.  Then Slurm 24.11 is built
 #     (scripts/slurm-release.sh, cached) the same way;
 #  3. slurm-omru built against Slurm 24.11 (build-24.11/), and `make
-#     check-release` there: the unit tests and every integration test of
-#     the plugins, on 24.11's daemons;
+#     check-release` there: the unit tests, every integration test of
+#     the plugins and Slurm 24.11's own GPU tests, on 24.11's daemons;
 #  4. the Debian packages (`make deb` in build/, built beside 3's tests at
 #     a lower CPU priority), then tests/package/install.test: installs
 #     them, runs a cluster from the installed files, purges them (alone:
 #     it installs into the system's Slurm plugin directory).
+# Every build after build/'s goes through ccache (scripts/ccache-env.sh):
+# build-24.11/ and the packages compile only what depends on the Slurm
+# release, the rest comes from build/'s objects.
 # Prints a line per build stage and per test file as it finishes, then a
 # table of where the time went (slowest first), and ends with one
 # "N passed, N failed" line over both runs.
@@ -99,6 +104,12 @@ if ! build "$top/build"; then
   echo "$pass passed, $((fail + 1)) failed"
   exit 1
 fi
+# Every later build (build-san/, fuzz, build-24.11/, make deb) through the
+# compiler cache build/ filled: only what depends on the Slurm release or
+# on other flags compiles again.  (Sourced here, not at the start: a fresh
+# machine has ccache only once build.sh has run install-deps.sh.)
+# shellcheck source=scripts/ccache-env.sh
+. "$top/scripts/ccache-env.sh"
 
 say "build/: $test_jobs test files at once; build-san/ (ASan/UBSan) built and tested beside them"
 # The sanitizer pass: its build's progress goes to build-san.log (beside
@@ -163,9 +174,11 @@ else
     (
       renice -n 10 -p "$BASHPID" >/dev/null
       t=$EPOCHREALTIME
+      export CCACHE_STATSLOG=$top/build/deb-ccache-stats.log
+      rm -f "$CCACHE_STATSLOG"
       if make -C "$top/build" deb >"$top/build/deb.log" 2>&1; then
-        record "$(since "$t")" "make deb: the Debian packages (debian/)" PASS
-        say "deb: $(ls "$top/build/deb/"*.deb | wc -l) packages built in $(since "$t") s"
+        record "$(since "$t")" "make deb: the Debian packages (debian/)$(ccache_summary "$CCACHE_STATSLOG")" PASS
+        say "deb: $(ls "$top/build/deb/"*.deb | wc -l) packages built in $(since "$t") s$(ccache_summary "$CCACHE_STATSLOG")"
       else
         record "$(since "$t")" "make deb: the Debian packages (debian/)" FAIL
         tail -n 40 "$top/build/deb.log"

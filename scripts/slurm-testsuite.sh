@@ -55,10 +55,10 @@
 # 4 GPUs, one after the other, never at once, ports from --port-base):
 #   cons_tres: --select-type select/cons_tres --job-submit none, empty
 #              plugstack;
-#   omru:      --select-type select/omru_cons_tres --plugin-dir
-#              BUILD/select_plugin/.libs --job-submit omru, plugstack
-#              `required BUILD/spank/.libs/spank_omru.so run_dir=...`
-#              (as tests/integration/lib.sh's cluster_up).
+#   omru:      --select-type select/omru_cons_tres --job-submit omru,
+#              the plugins of BUILD copied to WORK/omru/plugins (--plugin-dir
+#              there, plugstack `required WORK/omru/plugins/spank_omru.so
+#              run_dir=...`), as tests/integration/lib.sh's cluster_up.
 #
 # Prints a line per test as it ends, then the side-by-side table, a summary
 # line per select type and the tests whose results differ.  Exit status: 0
@@ -377,11 +377,15 @@ start_cluster() {
     cons_tres)
       args+=(--select-type select/cons_tres --job-submit none) ;;
     omru)
-      local plugstack=$WORK/omru/plugstack.conf
-      mkdir -p "$WORK/omru/run"
-      echo "required $BUILD/spank/.libs/spank_omru.so run_dir=$WORK/omru/run" >"$plugstack"
-      args+=(--select-type select/omru_cons_tres
-        --plugin-dir "$BUILD/select_plugin/.libs"
+      # The plugins run from a copy (0755): the suite's commands run as
+      # other users too, and the build tree may be private; a rebuild
+      # during the run cannot swap them under the daemons.
+      local plugstack=$WORK/omru/plugstack.conf plugins=$WORK/omru/plugins
+      mkdir -p "$WORK/omru/run" "$plugins"
+      cp "$BUILD"/select_plugin/.libs/*.so "$BUILD/spank/.libs/spank_omru.so" "$plugins/"
+      chmod 755 "$plugins" && chmod 644 "$plugins"/*.so
+      echo "required $plugins/spank_omru.so run_dir=$WORK/omru/run" >"$plugstack"
+      args+=(--select-type select/omru_cons_tres --plugin-dir "$plugins"
         --job-submit omru --plugstack "$plugstack") ;;
   esac
   if ! "$TOP/scripts/cluster/start.sh" "${args[@]}" >"$WORK/$kind/start.log" 2>&1; then

@@ -50,10 +50,24 @@ eventually() {
 # own state directory, run_dir, port base (OMRU_TEST_PORT_BASE, an offset
 # per file) and job ids (FirstJobId from the port base), since a job's id
 # picks host-wide names such as omru-train's rendezvous port.
+#
+# The plugins run from a copy in PLUGIN_DIR (beside the cluster's state, mode
+# 0755), not from the build tree, because:
+#  - other users' commands (profile.test's second user, plan.test's nobody)
+#    read PluginDir and plugstack.conf's spank_omru.so: sbatch stops with
+#    "PluginDir: ...: Permission denied" when the build tree sits in a
+#    private (0700) directory, such as a clone in a home directory;
+#  - a `make` during the run relinks the .so files under running daemons.
 cluster_up() {
   CLUSTER_DIR=$(mktemp -d /tmp/omru-it.XXXXXX)
+  PLUGIN_DIR=$CLUSTER_DIR.plugins
+  mkdir -p "$PLUGIN_DIR"
+  cp "$OMRU_BUILDDIR"/select_plugin/.libs/*.so "$OMRU_BUILDDIR/spank/.libs/spank_omru.so" \
+    "$PLUGIN_DIR/" || bail "no plugins to copy from $OMRU_BUILDDIR (build it first)"
+  chmod 755 "$PLUGIN_DIR"
+  chmod 644 "$PLUGIN_DIR"/*.so
   PLUGSTACK_FILE=$CLUSTER_DIR.plugstack.conf
-  echo "required $OMRU_BUILDDIR/spank/.libs/spank_omru.so run_dir=$CLUSTER_DIR.run report_interval=${OMRU_TEST_REPORT_INTERVAL:-2} ${OMRU_TEST_PLUGSTACK_ARGS:-}" > "$PLUGSTACK_FILE"
+  echo "required $PLUGIN_DIR/spank_omru.so run_dir=$CLUSTER_DIR.run report_interval=${OMRU_TEST_REPORT_INTERVAL:-2} ${OMRU_TEST_PLUGSTACK_ARGS:-}" > "$PLUGSTACK_FILE"
   trap cluster_down EXIT
   # A start that fails (seen: MariaDB crashing while five clusters started
   # at once) is tried once more, its log kept in the test's log.
@@ -61,7 +75,7 @@ cluster_up() {
   for try in 1 2; do
     "$OMRU_SRCDIR/scripts/cluster/start.sh" --state "$CLUSTER_DIR" \
       --select-type select/omru_cons_tres \
-      --plugin-dir "$OMRU_BUILDDIR/select_plugin/.libs" \
+      --plugin-dir "$PLUGIN_DIR" \
       --plugstack "$PLUGSTACK_FILE" --port-base "${OMRU_TEST_PORT_BASE:-17100}" \
       --first-job-id $(( ${OMRU_TEST_PORT_BASE:-17100} % 10000 * 10 + 1 )) \
       "$@" > "$CLUSTER_DIR.start.log" 2>&1 && break

@@ -9,18 +9,20 @@
 #     then every parser's libFuzzer target for 2 s (scripts/fuzz.sh).
 #     That build and its tests run beside 1's tests, at a lower CPU
 #     priority: the integration tests mostly wait on Slurm daemons, and the
-#     compiler takes the cores they leave idle.  Then Slurm 24.11 is built
-#     (scripts/slurm-release.sh, cached) the same way;
-#  3. slurm-omru built against Slurm 24.11 (build-24.11/), and `make
-#     check-release` there: the unit tests, every integration test of
-#     the plugins and Slurm 24.11's own GPU tests, on 24.11's daemons;
-#  4. the Debian packages (`make deb` in build/, built beside 3's tests at
-#     a lower CPU priority), then tests/package/install.test: installs
-#     them, runs a cluster from the installed files, purges them (alone:
-#     it installs into the system's Slurm plugin directory).
+#     compiler takes the cores they leave idle;
+#  3. beside 1 and 2, at the same lower priority: Slurm 24.11 (scripts/
+#     slurm-release.sh, cached), slurm-omru built against it
+#     (build-24.11/), the Debian packages (`make deb` in build/); once 1's
+#     tests are done, `make check-release` in build-24.11/: every
+#     integration test of the plugins and Slurm 24.11's own GPU tests, on
+#     24.11's daemons;
+#  4. tests/package/install.test: installs the packages, runs a cluster
+#     from the installed files, purges them (alone: it installs into the
+#     system's Slurm plugin directory).
 # Every build after build/'s goes through ccache (scripts/ccache-env.sh):
 # build-24.11/ and the packages compile only what depends on the Slurm
-# release, the rest comes from build/'s objects.
+# release, the rest comes from build/'s objects (the time table says how
+# many of each build's compiler calls the cache served).
 # Prints a line per build stage and per test file as it finishes, then a
 # table of where the time went (slowest first), and ends with one
 # "N passed, N failed" line over both runs.
@@ -51,10 +53,13 @@ since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'; 
 record() { printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$times"; }
 say() { echo "run-tests.sh: [$(since "$t_start" | cut -d. -f1) s] $*"; }
 
-# build DIR [CONFIGURE_ARGS...]: scripts/build.sh --tests; false on failure.
+# build [--no-tests] DIR [CONFIGURE_ARGS...]: scripts/build.sh (--tests
+# unless --no-tests); false on failure.
 build() {
+  local tests=--tests
+  [ "$1" != --no-tests ] || { tests=""; shift; }
   local dir=$1; shift
-  "$top/scripts/build.sh" --tests "$dir" ${1:+-- "$@"} >/dev/null
+  "$top/scripts/build.sh" $tests "$dir" ${1:+-- "$@"} >/dev/null
 }
 
 # check DIR JOBS [TARGET [MAKE_ARGS...]]: make TARGET (default check) with
@@ -138,17 +143,6 @@ say "build/: $test_jobs test files at once; build-san/ (ASan/UBSan) built and te
       "$([ "$fuzz_rc" = 0 ] && echo PASS || echo FAIL)"
     say "fuzz: $(grep -c ' no crash' "$san_dir/fuzz.log") target(s) without a crash"
     [ "$fuzz_rc" = 0 ] || exit 1
-    # Slurm 24.11 for step 3, while build/'s tests still run.
-    t=$EPOCHREALTIME
-    mkdir -p "$rel_dir"
-    if [ "$(id -u)" = 0 ] &&
-        "$top/scripts/slurm-release.sh" 24.11 >"$rel_dir/slurm-release.out" 2>"$rel_dir/slurm-release.log"; then
-      record "$(since "$t")" "Slurm 24.11: build and install (scripts/slurm-release.sh)" PASS
-      say "Slurm 24.11 ready ($(since "$t") s)"
-    else
-      record "$(since "$t")" "Slurm 24.11: build and install (scripts/slurm-release.sh)" FAIL
-      tail -n 20 "$rel_dir/slurm-release.log"
-    fi
   else
     tail -n 40 "$san_dir.log"
     say "build-san/: build failed (log: $san_dir.log)"
@@ -157,50 +151,79 @@ say "build/: $test_jobs test files at once; build-san/ (ASan/UBSan) built and te
 ) &
 san_pid=$!
 
+# The release chain, beside build/'s tests at the same lower priority:
+# Slurm 24.11 (scripts/slurm-release.sh, cached), slurm-omru against it in
+# build-24.11/ (only what depends on the release compiles: the rest comes
+# from ccache; no unit test programs: they link the release-independent
+# core only, and build/ runs them), then the Debian packages (make deb in
+# build/: every object from the cache).  Exit status 2: no 24.11 build; 3:
+# the packages failed.
+(
+  renice -n 10 -p "$BASHPID" >/dev/null
+  t=$EPOCHREALTIME
+  mkdir -p "$rel_dir"
+  if [ "$(id -u)" = 0 ] &&
+      "$top/scripts/slurm-release.sh" 24.11 >"$rel_dir/slurm-release.out" 2>"$rel_dir/slurm-release.log"; then
+    record "$(since "$t")" "Slurm 24.11: build and install (scripts/slurm-release.sh)" PASS
+    say "Slurm 24.11 ready ($(since "$t") s)"
+  else
+    record "$(since "$t")" "Slurm 24.11: build and install (scripts/slurm-release.sh)" FAIL
+    tail -n 20 "$rel_dir/slurm-release.log"
+    exit 2
+  fi
+  rel_prefix=$(sed -n 's/^prefix=//p' "$rel_dir/slurm-release.out")
+  rm -f "$rel_dir/.built-against"
+  t=$EPOCHREALTIME
+  if build --no-tests "$rel_dir" --with-slurm="$rel_prefix" 2>"$rel_dir.log"; then
+    say "build-24.11/: built against Slurm 24.11 in $rel_prefix in $(since "$t") s (progress in $rel_dir.log)"
+    echo "$rel_prefix" >"$rel_dir/.built-against"
+  else
+    tail -n 40 "$rel_dir.log"
+    say "build-24.11/: build failed (log: $rel_dir.log)"
+    exit 2
+  fi
+  [ "$(id -u)" = 0 ] || exit 0
+  t=$EPOCHREALTIME
+  export CCACHE_STATSLOG=$top/build/deb-ccache-stats.log
+  rm -f "$CCACHE_STATSLOG"
+  if make -C "$top/build" deb >"$top/build/deb.log" 2>&1; then
+    record "$(since "$t")" "make deb: the Debian packages (debian/)$(ccache_summary "$CCACHE_STATSLOG")" PASS
+    say "deb: $(ls "$top/build/deb/"*.deb | wc -l) packages built in $(since "$t") s$(ccache_summary "$CCACHE_STATSLOG")"
+  else
+    record "$(since "$t")" "make deb: the Debian packages (debian/)" FAIL
+    tail -n 40 "$top/build/deb.log"
+    exit 3
+  fi
+) &
+rel_pid=$!
+
 check "$top/build" "$test_jobs" || status=1
 say "build/: tests done"
+
+# 3. Slurm 24.11: the plugins' integration tests and Slurm's own GPU tests
+# on 24.11's daemons, once the release chain has built them (the packages
+# may still be building).
+while [ ! -f "$rel_dir/.built-against" ] && kill -0 "$rel_pid" 2>/dev/null; do sleep 2; done
+if [ -f "$rel_dir/.built-against" ]; then
+  say "build-24.11/: $test_jobs test files at once"
+  # Results of an earlier run in place (tally counts every .trs there).
+  find "$rel_dir/tests" -name '*.trs' -delete 2>/dev/null
+  # A failed test is counted by tally below (make's own status is 2).
+  check "$rel_dir" "$test_jobs" check-release && rel_rc=0 || rel_rc=1
+  say "build-24.11/: tests done"
+else
+  rel_rc=2
+fi
+wait "$rel_pid"
+rel_chain_rc=$?
+[ "$rel_chain_rc" != 2 ] || rel_rc=2
 wait "$san_pid"
 san_rc=$?
 say "build-san/: tests done"
 
-# 3. Slurm 24.11: the same sources against the other supported release.
-rel_prefix=$(sed -n 's/^prefix=//p' "$rel_dir/slurm-release.out" 2>/dev/null)
-if [ -z "$rel_prefix" ]; then
-  echo "Slurm 24.11: not built (log: $rel_dir/slurm-release.log)"
-  rel_rc=2
-else
-  # 4's packages, while 3 builds and tests.
-  if [ "$(id -u)" = 0 ]; then
-    (
-      renice -n 10 -p "$BASHPID" >/dev/null
-      t=$EPOCHREALTIME
-      export CCACHE_STATSLOG=$top/build/deb-ccache-stats.log
-      rm -f "$CCACHE_STATSLOG"
-      if make -C "$top/build" deb >"$top/build/deb.log" 2>&1; then
-        record "$(since "$t")" "make deb: the Debian packages (debian/)$(ccache_summary "$CCACHE_STATSLOG")" PASS
-        say "deb: $(ls "$top/build/deb/"*.deb | wc -l) packages built in $(since "$t") s$(ccache_summary "$CCACHE_STATSLOG")"
-      else
-        record "$(since "$t")" "make deb: the Debian packages (debian/)" FAIL
-        tail -n 40 "$top/build/deb.log"
-        exit 1
-      fi
-    ) &
-    deb_pid=$!
-  fi
-  say "build-24.11/: against Slurm 24.11 in $rel_prefix"
-  if build "$rel_dir" --with-slurm="$rel_prefix"; then
-    # A failed test is counted by tally below (make's own status is 2).
-    check "$rel_dir" "$test_jobs" check-release && rel_rc=0 || rel_rc=1
-  else
-    echo "build-24.11/: build failed"
-    rel_rc=2
-  fi
-  say "build-24.11/: tests done"
-fi
-
 # 4. The packages installed, a cluster run from them, purged.
-if [ -n "${deb_pid:-}" ]; then
-  if wait "$deb_pid"; then
+if [ "$(id -u)" = 0 ] && [ "$rel_rc" != 2 ]; then
+  if [ "$rel_chain_rc" = 0 ]; then
     check "$top/build" 1 check TESTS=tests/package/install.test \
       TEST_SUITE_LOG=package-suite.log || status=1
   else
@@ -230,7 +253,7 @@ if [ "$rel_rc" = 2 ]; then
   echo "Slurm 24.11: build failed"
   fail=$((fail + 1))
 else
-  tally "Slurm 24.11: unit + integration (check-release)" "$rel_dir"
+  tally "Slurm 24.11: plugin integration and Slurm's GPU tests (check-release)" "$rel_dir"
 fi
 [ "$rel_rc" = 0 ] || status=1
 

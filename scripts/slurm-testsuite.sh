@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # Runs SchedMD's own regression tests (testsuite/expect of the Slurm release
 # the plugins are built against) against the project's local test cluster
-# twice: once under Slurm's select/cons_tres, once under
-# select/omru_cons_tres with spank_omru and job_submit/omru, and prints the
+# in up to three passes (--kinds): under Slurm's select/cons_tres; under
+# select/omru_cons_tres with spank_omru and job_submit/omru (the tests' own
+# jobs, which select/omru leaves to cons_tres); and on that cluster again
+# with every job an OMRU job (omru_jobs: each sbatch, salloc and srun of
+# the tests carries --omru-model, which the plan plans), and prints the
 # results side by side.  select/omru_cons_tres claims that the jobs it does
 # not plan behave as under cons_tres and that the jobs it plans keep every
 # Slurm rule; the tests SchedMD runs on cons_tres are the independent check
 # of that claim an admin would trust (issue 44).
 #
 # usage: scripts/slurm-testsuite.sh [--tests LIST] [--release 22.05|24.11]
-#            [--keep] [--timeout S] [--port-base P] [--work DIR] [--build DIR]
+#            [--kinds LIST] [--keep] [--timeout S] [--port-base P]
+#            [--work DIR] [--build DIR]
 #        (--help for every option; DEFAULT_TESTS below is the default list)
 #
 # How the suite is run ("local config" mode of testsuite/expect/README: the
@@ -51,20 +55,30 @@
 #    fail 1, skip -1, i.e. 255): PASS, FAIL, SKIP, TIMEOUT (timeout's 124,
 #    or 137 when it had to kill).
 #
-# The two clusters (scripts/cluster/start.sh, 4 loopback nodes x 16 cores x
-# 4 GPUs, one after the other, never at once, ports from --port-base):
+# The clusters, one per pass, all at once (the tests mostly wait on the
+# daemons; scripts/cluster/start.sh, 4 loopback nodes x 16 cores x 4 GPUs
+# each, ports from --port-base + 50 x the pass's place in --kinds, job ids
+# from a range of its own):
 #   cons_tres: --select-type select/cons_tres --job-submit none, empty
 #              plugstack;
 #   omru:      --select-type select/omru_cons_tres --job-submit omru,
 #              the plugins of BUILD copied to WORK/omru/plugins (--plugin-dir
 #              there, plugstack `required WORK/omru/plugins/spank_omru.so
-#              run_dir=...`), as tests/integration/lib.sh's cluster_up.
+#              run_dir=...`), as tests/integration/lib.sh's cluster_up;
+#   omru_jobs: the omru cluster, and the tests run with
+#              SLURM_SPANK__SLURM_SPANK_OPTION_spank_omru_omru_model=
+#              slurm-testsuite in their environment: Slurm's commands read a
+#              SPANK option from that variable as if it were given on their
+#              command line (spank_process_env_options, src/common/
+#              plugstack.c), so every job the tests submit is an OMRU job of
+#              model slurm-testsuite at the GPUs it asks (no --omru-gpus
+#              range: a test that checks its job's GPU count still may).
 #
 # Prints a line per test as it ends, then the side-by-side table, a summary
-# line per select type and the tests whose results differ.  Exit status: 0
-# when every test has the same result under both select types or passes
-# under omru where it did not under cons_tres; 1 otherwise; 2 on a usage or
-# setup error.  The work directory is removed at the end unless --keep is
+# line per pass and the tests whose results differ.  Exit status: 0 when
+# every test has under omru (and omru_jobs) the result it has under
+# cons_tres, or passes where it did not under cons_tres; 1 otherwise; 2 on
+# a usage or setup error.  The work directory is removed at the end unless --keep is
 # given or the exit status is not 0.
 #
 # Installs nothing: `expect` comes from scripts/install-deps.sh.  Needs root
@@ -124,15 +138,20 @@ PORT_BASE_DEFAULT=17900
 TIMEOUT_DEFAULT=300
 # Seconds to wait for what a test left behind to go (jobs, nodes).
 SETTLE_S=30
-KINDS=(cons_tres omru)
+KINDS_DEFAULT=cons_tres,omru,omru_jobs
+# The variable through which Slurm's commands take --omru-model (see the
+# header), and the model the omru_jobs pass gives every job.
+OMRU_MODEL_ENV=SLURM_SPANK__SLURM_SPANK_OPTION_spank_omru_omru_model
+OMRU_JOBS_MODEL=slurm-testsuite
 
 usage() {
   cat <<USAGE
-usage: $0 [--tests LIST] [--release 22.05|24.11] [--keep]
+usage: $0 [--tests LIST] [--release 22.05|24.11] [--kinds LIST] [--keep]
           [--timeout S] [--port-base P] [--work DIR] [--build DIR]
 
 Runs Slurm's testsuite/expect tests against the local test cluster under
-select/cons_tres and under select/omru_cons_tres, and compares the results.
+select/cons_tres and under select/omru_cons_tres (plain jobs, then every
+job an OMRU job), and compares the results.
 
   --tests LIST     test names or globs, separated by commas, e.g.
                    'test39.*,test1.1' (default: every test39.* plus a
@@ -141,13 +160,18 @@ select/cons_tres and under select/omru_cons_tres, and compares the results.
   --release R      22.05 (Debian's Slurm in /usr, its source from
                    scripts/slurm-src.sh; default) or 24.11 (the prefix and
                    source of scripts/slurm-release.sh 24.11)
+  --kinds LIST     the passes, separated by commas, cons_tres first:
+                   cons_tres (select/cons_tres), omru (select/omru_cons_tres,
+                   the tests' jobs as they submit them), omru_jobs (the same
+                   cluster, every job given --omru-model=$OMRU_JOBS_MODEL);
+                   default $KINDS_DEFAULT
   --keep           keep the work directory (suite copies, test logs, the
                    clusters' logs and state); it is kept anyway when the
                    exit status is not 0
   --timeout S      seconds per test before it counts as TIMEOUT (default
                    $TIMEOUT_DEFAULT)
-  --port-base P    the clusters' port base (start.sh --port-base; default
-                   $PORT_BASE_DEFAULT)
+  --port-base P    the first pass's port base (start.sh --port-base; each
+                   next pass 50 above; default $PORT_BASE_DEFAULT)
   --work DIR       work directory, created, must be new or empty (default:
                    mktemp -d /tmp/omru-ts.XXXXXX); at most 40 characters
                    (the clusters' socket paths live under it)
@@ -155,9 +179,9 @@ select/cons_tres and under select/omru_cons_tres, and compares the results.
                    spank/.libs (default: build/ for 22.05, build-24.11/ for
                    24.11)
 
-Exit status: 0 when every test has the same result under both select types
-(or passes under select/omru_cons_tres where it did not under cons_tres),
-1 otherwise, 2 on a usage or setup error.
+Exit status: 0 when every test has in each omru pass the result it has under
+cons_tres (or passes where it did not under cons_tres), 1 otherwise, 2 on a
+usage or setup error.
 USAGE
 }
 
@@ -176,17 +200,18 @@ say() {
 since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'; }
 
 parse_args() {
-  TESTS_ARG="" RELEASE=22.05 KEEP=0 TIMEOUT=$TIMEOUT_DEFAULT
+  TESTS_ARG="" RELEASE=22.05 KEEP=0 TIMEOUT=$TIMEOUT_DEFAULT KINDS_ARG=$KINDS_DEFAULT
   PORT_BASE=$PORT_BASE_DEFAULT WORK="" BUILD=""
   while [ $# -gt 0 ]; do
     case $1 in
       -h | --help) usage; exit 0 ;;
       --keep) KEEP=1; shift ;;
-      --tests | --release | --timeout | --port-base | --work | --build)
+      --tests | --release | --kinds | --timeout | --port-base | --work | --build)
         { [ $# -ge 2 ] && [ -n "$2" ]; } || die "$1 needs a value"
         case $1 in
           --tests) TESTS_ARG=$2 ;;
           --release) RELEASE=$2 ;;
+          --kinds) KINDS_ARG=$2 ;;
           --timeout) TIMEOUT=$2 ;;
           --port-base) PORT_BASE=$2 ;;
           --work) WORK=$2 ;;
@@ -197,6 +222,14 @@ parse_args() {
     esac
   done
   [[ $TIMEOUT =~ ^[1-9][0-9]{0,4}$ ]] || die "--timeout=$TIMEOUT: must be 1..99999 seconds"
+  local k
+  IFS=, read -r -a KINDS <<<"$KINDS_ARG"
+  [ "${KINDS[0]:-}" = cons_tres ] && [ ${#KINDS[@]} -ge 2 ] ||
+    die "--kinds=$KINDS_ARG: cons_tres first, then omru and/or omru_jobs"
+  for k in "${KINDS[@]:1}"; do
+    case $k in omru | omru_jobs) ;; *) die "--kinds: unknown pass '$k'" ;; esac
+  done
+  [ "$(printf '%s\n' "${KINDS[@]}" | sort | uniq -d)" = "" ] || die "--kinds=$KINDS_ARG: a pass twice"
   # start.sh checks the port range itself; only the form here.
   [[ $PORT_BASE =~ ^[0-9]{4,5}$ ]] || die "--port-base=$PORT_BASE: must be a port number"
 }
@@ -255,10 +288,14 @@ check_host() {
     command -v "$cmd" >/dev/null ||
       die "$cmd not found; run scripts/install-deps.sh"
   done
-  if command -v ss >/dev/null &&
-    ss -Hltn "( sport = :$PORT_BASE )" 2>/dev/null | grep -q .; then
-    die "port $PORT_BASE is in use (another test cluster?); choose --port-base"
-  fi
+  local i port
+  for i in "${!KINDS[@]}"; do
+    port=$((PORT_BASE + 50 * i))
+    if command -v ss >/dev/null &&
+      ss -Hltn "( sport = :$port )" 2>/dev/null | grep -q .; then
+      die "port $port is in use (another test cluster?); choose --port-base"
+    fi
+  done
 }
 
 # select_tests: TESTS, the test files of the release matching the --tests
@@ -309,7 +346,7 @@ make_work_dir() {
     WORK=$(cd "$WORK" && pwd)
     [ -z "$(ls -A "$WORK")" ] || die "--work=$WORK is not empty"
   fi
-  # start.sh's --state (WORK/omru/cluster) may be at most 60 characters.
+  # start.sh's --state (WORK/omru_jobs/cluster) may be at most 60 characters.
   [ ${#WORK} -le 40 ] || die "--work=$WORK: longer than 40 characters"
   chmod 755 "$WORK"
 }
@@ -370,21 +407,22 @@ CONF
 # start_cluster KIND: the test cluster of one select type in
 # WORK/KIND/cluster (see the header); sets CLUSTER and CTLD_LOG.
 start_cluster() {
-  local kind=$1
+  local kind=$1 port_base=$2 first_job_id=$3
   CLUSTER=$WORK/$kind/cluster
-  local -a args=(--state "$CLUSTER" --port-base "$PORT_BASE" "${PREFIX_ARGS[@]}")
+  local -a args=(--state "$CLUSTER" --port-base "$port_base"
+    --first-job-id "$first_job_id" "${PREFIX_ARGS[@]}")
   case $kind in
     cons_tres)
       args+=(--select-type select/cons_tres --job-submit none) ;;
-    omru)
+    omru | omru_jobs)
       # The plugins run from a copy (0755): the suite's commands run as
       # other users too, and the build tree may be private; a rebuild
       # during the run cannot swap them under the daemons.
-      local plugstack=$WORK/omru/plugstack.conf plugins=$WORK/omru/plugins
-      mkdir -p "$WORK/omru/run" "$plugins"
+      local plugstack=$WORK/$kind/plugstack.conf plugins=$WORK/$kind/plugins
+      mkdir -p "$WORK/$kind/run" "$plugins"
       cp "$BUILD"/select_plugin/.libs/*.so "$BUILD/spank/.libs/spank_omru.so" "$plugins/"
       chmod 755 "$plugins" && chmod 644 "$plugins"/*.so
-      echo "required $plugins/spank_omru.so run_dir=$WORK/omru/run" >"$plugstack"
+      echo "required $plugins/spank_omru.so run_dir=$WORK/$kind/run" >"$plugstack"
       args+=(--select-type select/omru_cons_tres --plugin-dir "$plugins"
         --job-submit omru --plugstack "$plugstack") ;;
   esac
@@ -492,7 +530,7 @@ reason() {
 # run_tests KIND: every test of TESTS against the running cluster; sets
 # RESULT[KIND,TEST] and SECS[KIND,TEST].
 run_tests() {
-  local kind=$1 suite=$WORK/$1/expect logs=$WORK/$1/logs t t0 rc off res left
+  local kind=$1 suite=$WORK/$1/expect logs=$WORK/$1/logs t t0 rc off res left secs
   for t in "${TESTS[@]}"; do
     off=$(stat -c %s "$CTLD_LOG" 2>/dev/null || echo 0)
     t0=$EPOCHREALTIME
@@ -505,6 +543,7 @@ run_tests() {
       done
       export SLURM_CONF=$CLUSTER/slurm.conf
       export SLURM_TESTSUITE_CONF=$WORK/$kind/testsuite.conf
+      [ "$kind" != omru_jobs ] || export "$OMRU_MODEL_ENV=$OMRU_JOBS_MODEL"
       export SLURM_LOCAL_GLOBALS_FILE=$suite/globals.local
       [ "$SLURM_PREFIX" = /usr ] || export PATH=$SLURM_PREFIX/sbin:$SLURM_PREFIX/bin:$PATH
       # compile_against_libslurm -full links -lslurmfull from
@@ -515,26 +554,42 @@ run_tests() {
       fi
       exec timeout -k 10 "$TIMEOUT" expect "./$t"
     ) </dev/null >"$logs/$t.log" 2>&1 || rc=$?
-    SECS[$kind,$t]=$(since "$t0")
+    secs=$(since "$t0")
     res=$(classify "$rc")
-    RESULT[$kind,$t]=$res
+    echo "$t $res $secs" >>"$WORK/$kind/results"
     tail -c +$((off + 1)) "$CTLD_LOG" >"$logs/$t.slurmctld.log" 2>/dev/null || true
     left=$(settle_cluster "$suite")
     [ -z "$left" ] || echo "# slurm-testsuite.sh: left on the cluster after the test, removed: $left" >>"$logs/$t.log"
-    say "$kind: $t $res (${SECS[$kind,$t]} s, exit $rc)${left:+; left behind:$left}"
+    say "$kind: $t $res ($secs s, exit $rc)${left:+; left behind:$left}"
   done
 }
 
-# print_table: the side-by-side results, a summary per select type and the
-# differences; sets DIFFER (the number of tests worse under omru).
+# kind_name KIND: the column title of a pass.
+kind_name() {
+  case $1 in
+    cons_tres) echo select/cons_tres ;;
+    omru) echo select/omru_cons_tres ;;
+    omru_jobs) echo "omru, OMRU jobs" ;;
+  esac
+}
+
+# print_table: the side-by-side results ("testN.M  RESULT  SECS s" per pass,
+# tests/integration/slurm-gpu-tests.test reads it), a summary per pass and
+# the differences from cons_tres; sets DIFFER (the number of results worse
+# than under cons_tres).
 print_table() {
-  local t k c o n line
+  local t k c o n line row
   echo
-  printf '%-10s  %-18s  %-18s\n' test "select/cons_tres" "select/omru_cons_tres"
+  line=$(printf '%-10s' test)
+  for k in "${KINDS[@]}"; do line+=$(printf '  %-18s' "$(kind_name "$k")"); done
+  echo "$line"
   for t in "${TESTS[@]}"; do
-    printf '%-10s  %-7s %8s s  %-7s %8s s%s\n' "$t" "${RESULT[cons_tres,$t]}" \
-      "${SECS[cons_tres,$t]}" "${RESULT[omru,$t]}" "${SECS[omru,$t]}" \
-      "$([ "${RESULT[cons_tres,$t]}" = "${RESULT[omru,$t]}" ] || echo '   <- differs')"
+    row=$(printf '%-10s' "$t") c=${RESULT[cons_tres,$t]} line=""
+    for k in "${KINDS[@]}"; do
+      row+=$(printf '  %-7s %8s s' "${RESULT[$k,$t]}" "${SECS[$k,$t]}")
+      [ "${RESULT[$k,$t]}" = "$c" ] || line='   <- differs'
+    done
+    echo "$row$line"
   done
   echo
   for k in "${KINDS[@]}"; do
@@ -544,29 +599,37 @@ print_table() {
       for t in "${TESTS[@]}"; do [ "${RESULT[$k,$t]}" != "$n" ] || c=$((c + 1)); done
       line+="$c $n, "
     done
-    printf 'select/%-14s %s%s tests in %s s (cluster start and stop %s s)\n' \
-      "$( [ "$k" = omru ] && echo omru_cons_tres || echo cons_tres ):" "$line" \
-      "${#TESTS[@]}" "${KIND_SECS[$k]}" "${START_SECS[$k]}"
+    printf '%-23s %s%s tests in %s s (cluster start and stop %s s)\n' \
+      "$(kind_name "$k"):" "$line" "${#TESTS[@]}" "${KIND_SECS[$k]}" "${START_SECS[$k]}"
   done
   DIFFER=0
   echo
   for t in "${TESTS[@]}"; do
-    c=${RESULT[cons_tres,$t]} o=${RESULT[omru,$t]}
-    [ "$c" != "$o" ] || continue
-    if [ "$o" = PASS ]; then
-      echo "better under omru: $t: cons_tres $c, omru PASS"
-    else
-      DIFFER=$((DIFFER + 1))
-      echo "DIFFERS: $t: cons_tres $c, omru $o${o:+: $(reason "$WORK/omru/logs/$t.log")}"
-      echo "         logs: $WORK/omru/logs/$t.log, $WORK/omru/logs/$t.slurmctld.log"
-    fi
+    c=${RESULT[cons_tres,$t]}
+    for k in "${KINDS[@]:1}"; do
+      o=${RESULT[$k,$t]}
+      [ "$c" != "$o" ] || continue
+      if [ "$o" = PASS ]; then
+        echo "better under $k: $t: cons_tres $c, $k PASS"
+      else
+        DIFFER=$((DIFFER + 1))
+        echo "DIFFERS: $t: cons_tres $c, $k $o: $(reason "$WORK/$k/logs/$t.log")"
+        echo "         logs: $WORK/$k/logs/$t.log, $WORK/$k/logs/$t.slurmctld.log"
+      fi
+    done
   done
   [ "$DIFFER" -gt 0 ] || echo "no test is worse under select/omru_cons_tres"
 }
 
 on_exit() {
   local rc=$?
-  stop_cluster
+  # Passes still running (an interrupt): each stops its cluster as it ends.
+  if [ ${#PASS_PIDS[@]} -gt 0 ]; then
+    local pid
+    for pid in "${PASS_PIDS[@]}"; do pkill -TERM -P "$pid" 2>/dev/null || true; done
+    kill -TERM "${PASS_PIDS[@]}" 2>/dev/null || true
+    wait "${PASS_PIDS[@]}" 2>/dev/null || true
+  fi
   if [ -n "${WORK:-}" ] && [ -d "$WORK" ]; then
     if [ "$KEEP" = 0 ] && [ "$rc" = 0 ]; then
       rm -rf "$WORK"
@@ -576,6 +639,49 @@ on_exit() {
   fi
 }
 
+# run_pass KIND INDEX: one pass, in a subshell of its own beside the
+# others: its suite copy, its cluster (ports from PORT_BASE + 50 x INDEX,
+# job ids from a range of its own: clusters on one host must not share
+# them), the tests one after another; each test's "TEST RESULT SECONDS" in
+# WORK/KIND/results, "RUN_SECONDS START_STOP_SECONDS" in WORK/KIND/times.
+run_pass() {
+  local kind=$1 idx=$2 t0 t1 run port=$((PORT_BASE + 50 * $2))
+  trap stop_cluster EXIT
+  trap 'exit 130' INT TERM HUP
+  t0=$EPOCHREALTIME
+  prepare_suite "$kind"
+  start_cluster "$kind" "$port" $(( (PORT_BASE % 10000) * 1000 + idx * 100000 + 1 ))
+  t1=$EPOCHREALTIME
+  run_tests "$kind"
+  run=$(since "$t1")
+  stop_cluster
+  awk -v a="$(since "$t0")" -v r="$run" 'BEGIN { printf "%s %.1f\n", r, a - r }' >"$WORK/$kind/times"
+}
+
+# run_passes: every pass at once (the tests mostly wait on the daemons),
+# then their results read into RESULT, SECS, KIND_SECS and START_SECS.
+run_passes() {
+  local i kind t res secs run ss rc=0
+  local -a pids=()
+  for i in "${!KINDS[@]}"; do
+    run_pass "${KINDS[$i]}" "$i" &
+    pids+=($!)
+  done
+  PASS_PIDS=("${pids[@]}")
+  for i in "${!pids[@]}"; do
+    wait "${pids[$i]}" || { echo "slurm-testsuite.sh: the ${KINDS[$i]} pass failed" >&2; rc=2; }
+  done
+  PASS_PIDS=()
+  [ "$rc" = 0 ] || exit 2
+  for kind in "${KINDS[@]}"; do
+    while read -r t res secs; do
+      RESULT[$kind,$t]=$res SECS[$kind,$t]=$secs
+    done <"$WORK/$kind/results"
+    read -r run ss <"$WORK/$kind/times"
+    KIND_SECS[$kind]=$run START_SECS[$kind]=$ss
+  done
+}
+
 main() {
   T0=$EPOCHREALTIME
   parse_args "$@"
@@ -583,22 +689,13 @@ main() {
   check_host
   select_tests
   make_work_dir
+  PASS_PIDS=()
   trap on_exit EXIT
   trap 'exit 130' INT TERM HUP
   say "Slurm $RELEASE ($SLURM_PREFIX), suite of $SRC_TREE, plugins of $BUILD;" \
-    "${#TESTS[@]} tests, ${TIMEOUT} s each at most; work in $WORK"
+    "${#TESTS[@]} tests, ${TIMEOUT} s each at most, passes ${KINDS[*]} side by side; work in $WORK"
   declare -gA RESULT=() SECS=() KIND_SECS=() START_SECS=()
-  local kind t0 t1
-  for kind in "${KINDS[@]}"; do
-    t0=$EPOCHREALTIME
-    prepare_suite "$kind"
-    start_cluster "$kind"
-    t1=$EPOCHREALTIME
-    run_tests "$kind"
-    KIND_SECS[$kind]=$(since "$t1")
-    stop_cluster
-    START_SECS[$kind]=$(awk -v a="$(since "$t0")" -v r="${KIND_SECS[$kind]}" 'BEGIN { printf "%.1f", a - r }')
-  done
+  run_passes
   print_table
   say "done"
   [ "$DIFFER" = 0 ]

@@ -91,9 +91,10 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # select plugin through job submission and allocation, picked from
 # testsuite/expect/README and the tests' headers, each finishing in seconds
 # on the 4-node x 4-GPU loopback cluster.  Measured on a 2-core machine,
-# both select types: 13.4 minutes under 22.05, 11.1 under 24.11 (which
-# lacks test39.17 and test39.21); most of it in test39.5/13/17/19 and
-# test3.11.  Left out as too slow for what they add:
+# the three passes side by side: 13 minutes for 22.05 and 24.11 at once
+# (24.11 lacks test39.17 and test39.21); one pass after another it was
+# 13.4 and 11.1 minutes for two passes; most of it in test39.5/13/17/19,
+# test38.18 and test3.11.  Left out as too slow for what they add:
 # test3.8 (batch requeue, 200 s; test2.22 requeues instead), test7.7
 # (layout, 45 s), test28.9 (array task limit, 47 s), test28.2 (array
 # environment, 15 s), test1.14 (step --exclusive, 25 s); test1.119 skips

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # scripts/ccache-env.sh - sourced (scripts/build.sh, scripts/run-tests.sh):
 # puts ccache's compiler links first in PATH when ccache is installed
 # (scripts/install-deps.sh installs it), so every gcc, g++ and clang that

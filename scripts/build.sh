@@ -46,13 +46,11 @@ fi
 # counts for this build in BUILD_DIR/ccache-stats.log (read at the end).
 # shellcheck source=scripts/ccache-env.sh
 . "$top/scripts/ccache-env.sh"
-cache_note() { :; }
-if [[ :$PATH: == *:/usr/lib/ccache:* ]]; then
-  mkdir -p "$build"
-  export CCACHE_STATSLOG=$build/ccache-stats.log
-  rm -f "$CCACHE_STATSLOG"
-  cache_note() { ccache_summary "$CCACHE_STATSLOG"; }
-fi
+# (Absolute: configure and make run inside BUILD_DIR.)
+mkdir -p "$build"
+stats_log=$(cd "$build" && pwd)/ccache-stats.log
+rm -f "$stats_log"
+[[ :$PATH: != *:/usr/lib/ccache:* ]] || export CCACHE_STATSLOG=$stats_log
 if [ ! -x "$top/configure" ] || [ "$top/configure.ac" -nt "$top/configure" ] ||
    [ "$top/Makefile.am" -nt "$top/Makefile.in" ]; then
   stage "autoreconf"
@@ -84,6 +82,6 @@ make -j"$jobs" "$target" 2>&1 | awk -v total="$steps" '
 rc=${PIPESTATUS[0]}
 set -e
 [ "$rc" = 0 ] || { stage "make failed (exit $rc)"; exit "$rc"; }
-stage_name+=$(cache_note)   # on the make stage's row of the time table
+stage_name+=$(ccache_summary "$stats_log")   # on the make stage's row of the time table
 stage "built in $build"
 echo "$build"

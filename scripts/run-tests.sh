@@ -187,8 +187,9 @@ san_pid=$!
   export CCACHE_STATSLOG=$top/build/deb-ccache-stats.log
   rm -f "$CCACHE_STATSLOG"
   if make -C "$top/build" deb >"$top/build/deb.log" 2>&1; then
-    record "$(since "$t")" "make deb: the Debian packages (debian/)$(ccache_summary "$CCACHE_STATSLOG")" PASS
-    say "deb: $(ls "$top/build/deb/"*.deb | wc -l) packages built in $(since "$t") s$(ccache_summary "$CCACHE_STATSLOG")"
+    cached=$(ccache_summary "$CCACHE_STATSLOG")
+    record "$(since "$t")" "make deb: the Debian packages (debian/)$cached" PASS
+    say "deb: $(ls "$top/build/deb/"*.deb | wc -l) packages built in $(since "$t") s$cached"
   else
     record "$(since "$t")" "make deb: the Debian packages (debian/)" FAIL
     tail -n 40 "$top/build/deb.log"

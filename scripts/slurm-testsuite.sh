@@ -78,8 +78,8 @@
 # line per pass and the tests whose results differ.  Exit status: 0 when
 # every test has under omru (and omru_jobs) the result it has under
 # cons_tres, or passes where it did not under cons_tres; 1 otherwise; 2 on
-# a usage or setup error.  The work directory is removed at the end unless --keep is
-# given or the exit status is not 0.
+# a usage or setup error.  The work directory is removed at the end unless
+# --keep is given or the exit status is not 0.
 #
 # Installs nothing: `expect` comes from scripts/install-deps.sh.  Needs root
 # (the test cluster does) and the build of the plugins (scripts/build.sh).
@@ -528,8 +528,9 @@ reason() {
     uniq | cut -c1-200 | paste -sd '|' | sed 's/|/ ... /'
 }
 
-# run_tests KIND: every test of TESTS against the running cluster; sets
-# RESULT[KIND,TEST] and SECS[KIND,TEST].
+# run_tests KIND: every test of TESTS against the running cluster; appends
+# "TEST RESULT SECONDS" per test to WORK/KIND/results (run_passes reads
+# them into RESULT and SECS).
 run_tests() {
   local kind=$1 suite=$WORK/$1/expect logs=$WORK/$1/logs t t0 rc off res left secs
   for t in "${TESTS[@]}"; do

@@ -60,6 +60,7 @@ eventually() {
 #  - a `make` during the run relinks the .so files under running daemons.
 cluster_up() {
   CLUSTER_DIR=$(mktemp -d /tmp/omru-it.XXXXXX)
+  trap cluster_down EXIT
   PLUGIN_DIR=$CLUSTER_DIR.plugins
   mkdir -p "$PLUGIN_DIR"
   cp "$OMRU_BUILDDIR"/select_plugin/.libs/*.so "$OMRU_BUILDDIR/spank/.libs/spank_omru.so" \
@@ -68,7 +69,6 @@ cluster_up() {
   chmod 644 "$PLUGIN_DIR"/*.so
   PLUGSTACK_FILE=$CLUSTER_DIR.plugstack.conf
   echo "required $PLUGIN_DIR/spank_omru.so run_dir=$CLUSTER_DIR.run report_interval=${OMRU_TEST_REPORT_INTERVAL:-2} ${OMRU_TEST_PLUGSTACK_ARGS:-}" > "$PLUGSTACK_FILE"
-  trap cluster_down EXIT
   # A start that fails (seen: MariaDB crashing while five clusters started
   # at once) is tried once more, its log kept in the test's log.
   local try

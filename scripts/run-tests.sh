@@ -102,8 +102,17 @@ time_table() {
     END { printf "%8.1f s 100.0%%        whole run\n", total }'
 }
 
+# The flags of build/, build-24.11/ and the packages (make deb passes the
+# build's own): -O2 as configure's default, and -g1 (line tables: every
+# backtrace and sanitizer report still names file:line) instead of -g.  Full
+# debug information of the trainer's libtorch templates is most of what
+# the compiler emits: trainer/models.cpp compiles in 26 s instead of 49,
+# libomru's planner.cpp in 7 instead of 10; the packages strip it anyway.
+# Only the CI builds: scripts/build.sh alone keeps configure's -g -O2.
+opt_flags=(CFLAGS="-g1 -O2" CXXFLAGS="-g1 -O2")
+
 echo "=== build (build/) ==="
-if ! build "$top/build"; then
+if ! build "$top/build" "${opt_flags[@]}"; then
   echo "build failed"
   time_table
   echo "$pass passed, $((fail + 1)) failed"
@@ -119,9 +128,12 @@ fi
 say "build/: $test_jobs test files at once; build-san/ (ASan/UBSan) built and tested beside them"
 # The sanitizer pass: its build's progress goes to build-san.log (beside
 # the test results it would only be noise); the trainer is left out
-# (libtorch is not instrumented, and its tests run in build/).
+# (libtorch is not instrumented, and its tests run in build/).  At the
+# lowest priority of the three: nothing waits for it but the final tally,
+# while check-release waits for the release chain (below, nice 10: the
+# kernel gives it about three times the sanitizer build's CPU).
 (
-  renice -n 10 -p "$BASHPID" >/dev/null
+  renice -n 15 -p "$BASHPID" >/dev/null
   t=$EPOCHREALTIME
   mkdir -p "$san_dir"
   # -O1: what ASan's authors recommend; planner.cpp and controller.cpp
@@ -134,6 +146,11 @@ say "build/: $test_jobs test files at once; build-san/ (ASan/UBSan) built and te
     # Tests that repeat one code path over data sets run one of them here
     # (tests/sim/omru-sim.test: one Philly window, not three).
     export OMRU_TEST_SANITIZED=1
+    # Check's per-test timeouts catch a hang; they are sized for build/.
+    # Here the code runs 2-5 x slower (ASan at -O1) and at the lowest
+    # priority beside check-release's clusters: in CI (stop 52) a test
+    # that takes 1 s alone ran past its 60 s.  Ten times still ends a hang.
+    export CK_TIMEOUT_MULTIPLIER=10
     check "$san_dir" "$cores" || exit 1
     # Every parser's libFuzzer target, a short run each (make fuzz).
     t=$EPOCHREALTIME
@@ -151,7 +168,7 @@ say "build/: $test_jobs test files at once; build-san/ (ASan/UBSan) built and te
 ) &
 san_pid=$!
 
-# The release chain, beside build/'s tests at the same lower priority:
+# The release chain, beside build/'s tests at a lower priority:
 # Slurm 24.11 (scripts/slurm-release.sh, cached), slurm-omru against it in
 # build-24.11/ (only what depends on the release compiles: the rest comes
 # from ccache; no unit test programs: they link the release-independent
@@ -174,7 +191,7 @@ san_pid=$!
   rel_prefix=$(sed -n 's/^prefix=//p' "$rel_dir/slurm-release.out")
   rm -f "$rel_dir/.built-against"
   t=$EPOCHREALTIME
-  if build --no-tests "$rel_dir" --with-slurm="$rel_prefix" 2>"$rel_dir.log"; then
+  if build --no-tests "$rel_dir" --with-slurm="$rel_prefix" "${opt_flags[@]}" 2>"$rel_dir.log"; then
     say "build-24.11/: built against Slurm 24.11 in $rel_prefix in $(since "$t") s (progress in $rel_dir.log)"
     echo "$rel_prefix" >"$rel_dir/.built-against"
   else
@@ -183,6 +200,9 @@ san_pid=$!
     exit 2
   fi
   [ "$(id -u)" = 0 ] || exit 0
+  # The packages are needed last (install.test): from here the chain
+  # yields to the sanitizer build as much as that yields to the tests.
+  renice -n 15 -p "$BASHPID" >/dev/null
   t=$EPOCHREALTIME
   export CCACHE_STATSLOG=$top/build/deb-ccache-stats.log
   rm -f "$CCACHE_STATSLOG"

@@ -23,6 +23,7 @@ const std::vector<OptionSpec> kPolicyOptions = {
 	{ "objective", true }, { "fairness", true },
 	{ "no-resize", false }, { "grow-on-one-node", false },
 	{ "no-phase-aware", false }, { "no-bound", false },
+	{ "no-arrival-guard", false },
 	{ "bound-slack", true }, { "bound-slack-s", true },
 };
 
@@ -212,6 +213,7 @@ PolicyOptions read_policy_options(const CliArgs &args)
 	o.omru_grow_on_one_node = args.has("grow-on-one-node");
 	o.omru_phase_aware = !args.has("no-phase-aware");
 	o.omru_bound.on = !args.has("no-bound");
+	o.omru_arrival_guard = !args.has("no-arrival-guard");
 	o.omru_bound.slack = args.number("bound-slack", o.omru_bound.slack, 0.0, 100.0);
 	o.omru_bound.slack_s = args.number("bound-slack-s", o.omru_bound.slack_s, 0.0, 1e9);
 	if (o.omru_fairness > 0 && o.omru_fairness < 1)

@@ -40,6 +40,7 @@ omru::controller::PlanSettings settings_of(const omru::controller::OmruConf &c)
 	s.bound.on = c.reference_bound;
 	s.bound.slack = c.reference_slack;
 	s.bound.slack_s = c.reference_slack_s;
+	s.arrival_guard = c.arrival_guard;
 	s.max_pending = static_cast<size_t>(c.max_pending_planned);
 	s.correction_margin = c.correction_margin;
 	s.spread_cost = c.spread_cost;
@@ -499,11 +500,11 @@ void omru_ctl_stats(const omru_ctl_t *ctl, char *buf, size_t len)
 	std::snprintf(buf, len,
 		      "plans=%ld last_ms=%.2f max_ms=%.2f mean_ms=%.2f jobs=%zu "
 		      "pending=%zu starts=%zu candidates=%d incremental=%ld ends_at=%.0f "
-		      "late=%d late_s=%.1f reference=%s",
+		      "late=%d late_s=%.1f reference=%s at_ask=%d",
 		      s.plans, s.last_ms, s.max_ms, s.plans ? s.total_ms / s.plans : 0.0,
 		      s.last_jobs, s.last_pending, s.last_starts, s.candidates,
 		      s.incremental, s.makespan_s, s.late, s.late_s,
-		      s.is_reference ? "yes" : "no");
+		      s.is_reference ? "yes" : "no", s.at_ask);
 	// " KEY=ID:S,ID:S" for a list of (job id, seconds), while buf has room.
 	auto append = [&](const char *key, const char *item,
 			  const std::vector<std::pair<uint32_t, double>> &list) {

@@ -514,6 +514,7 @@ void Controller::plan(const Snapshot &snap, double time_cap_ms)
 	stats_.late = plan.late;
 	stats_.late_s = plan.late_s;
 	stats_.is_reference = plan.is_reference;
+	stats_.at_ask = plan.held_to_ask;
 	stats_.late_jobs.clear();
 	for (auto [j, by] : plan.late_jobs)
 		stats_.late_jobs.emplace_back(b.job_ids[j], by);

@@ -91,6 +91,9 @@ struct PlanStats {
 	int late = 0;
 	double late_s = 0;
 	bool is_reference = false;
+	// Pending jobs the last plan held to their asked count because jobs
+	// keep arriving (Plan::held_to_ask, ArrivalGuard=).
+	int at_ask = 0;
 	// The latest of them: job id and seconds its planned end is past its
 	// bound, most late first (at most kLateJobsLogged).
 	std::vector<std::pair<uint32_t, double>> late_jobs;

@@ -174,6 +174,10 @@ const std::vector<Key> &keys()
 		  [](std::string_view v, size_t, OmruConf &c, Seen &) {
 			  return number_in(v, 0, 86400, c.reference_slack_s, "seconds");
 		  } },
+		{ "ArrivalGuard",
+		  [](std::string_view v, size_t, OmruConf &c, Seen &) -> std::string {
+			  return parse_bool(v, c.arrival_guard) ? "" : "must be yes or no";
+		  } },
 		{ "ProfileFile",
 		  [](std::string_view v, size_t line, OmruConf &c, Seen &s) -> std::string {
 			  std::string p;
@@ -434,6 +438,7 @@ std::string format_omru_conf(const OmruConf &c)
 	s += std::string(" ReferenceBound=") + (c.reference_bound ? "yes" : "no");
 	s += " ReferenceSlack=" + fmt(c.reference_slack);
 	s += " ReferenceSlackSeconds=" + fmt(c.reference_slack_s);
+	s += std::string(" ArrivalGuard=") + (c.arrival_guard ? "yes" : "no");
 	if (c.profile_files.empty())
 		s += " ProfileFile=(none)";
 	for (const std::string &p : c.profile_files)

@@ -23,6 +23,7 @@ struct OmruConf {
 	bool reference_bound = true;            // ReferenceBound=: keep Slurm's own policy's ends
 	double reference_slack = 0.05;          // ReferenceSlack=, 0..10
 	double reference_slack_s = 1;           // ReferenceSlackSeconds=, 0..86400
+	bool arrival_guard = true;              // ArrivalGuard=: asked counts while jobs keep arriving
 	std::vector<std::string> profile_files; // ProfileFile=, in the file's order
 	std::string state_dir;                  // StateDir=; "" = StateSaveLocation/omru
 	double plan_interval_min_s = 1;         // PlanIntervalMin=, 0..3600

@@ -576,6 +576,7 @@ BuiltInput Builder::build()
 	in.objective = settings_.objective;
 	in.fairness_factor = settings_.fairness_factor;
 	in.bound = settings_.bound;
+	in.arrival_guard = settings_.arrival_guard;
 	// GPU reuse grows elastic jobs, running or not started yet (the
 	// plan's counts at the start count on it); without any it only costs.
 	in.reuse = false;

@@ -71,6 +71,9 @@ struct PlanSettings {
 	// job planned to end later than Slurm's own policy would end it
 	// (planner/reference.hpp), beyond the slack.
 	planner::ReferenceBound bound = on_bound();
+	// ArrivalGuard=: while jobs keep arriving, jobs that are not elastic
+	// start at the count they asked (planner/arrival_guard.hpp).
+	bool arrival_guard = true;
 	// A finished job whose real epoch time is off the prediction by more
 	// than this fraction corrects its model's curve (omru.conf); and no
 	// pending job is given a count whose runtime, this much longer, would

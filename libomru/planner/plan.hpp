@@ -161,6 +161,10 @@ struct PlanInput {
 	double fairness_factor = 0;
 	// Let running jobs grow into GPUs nothing else will use (GPU reuse).
 	bool reuse = true;
+	// While jobs keep arriving, pending jobs that cannot give GPUs back
+	// start only at the count they asked (arrival_guard.hpp; Replanner
+	// applies it, since it needs the passes before this one).
+	bool arrival_guard = false;
 	// Growths only onto one node.  Slurm places a restarted job itself
 	// (cons_tres takes no per-node GPU counts): a growth over several nodes
 	// can land off the plan, on GPUs the plan gave another job.
@@ -278,6 +282,9 @@ struct Plan {
 	// without the bound.
 	std::vector<double> ref_end_s;
 	PlanChoice choice;
+	// Pending jobs planned at their asked count only, while jobs keep
+	// arriving (PlanInput::arrival_guard; set by Replanner).
+	int held_to_ask = 0;
 	int candidates = 0;           // plans simulated to find this one
 	bool incremental = false;     // PlanSearch::max_simulations applied
 };

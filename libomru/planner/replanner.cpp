@@ -39,7 +39,16 @@ Plan Replanner::plan(const PlanInput &in)
 	std::vector<double> ref_end;
 	if (in.bound.on)
 		ref_end = shadow_.ends(in);
-	Plan p = make_plan(in, keep_, search, in.bound.on ? &ref_end : nullptr);
+	const std::vector<int> held = arrivals_.guarded(in);
+	Plan p;
+	if (held.empty()) {
+		p = make_plan(in, keep_, search, in.bound.on ? &ref_end : nullptr);
+	} else {
+		PlanInput at_ask = in;
+		ArrivalGuard::hold_to_ask(at_ask, held);
+		p = make_plan(at_ask, keep_, search, in.bound.on ? &ref_end : nullptr);
+	}
+	p.held_to_ask = static_cast<int>(held.size());
 	keep_ = p.choice;
 	if (p.incremental) {
 		incremental_since_full_++;

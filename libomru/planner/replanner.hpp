@@ -11,6 +11,7 @@
 
 #include <vector>
 
+#include "planner/arrival_guard.hpp"
 #include "planner/planner.hpp"
 #include "planner/reference_shadow.hpp"
 
@@ -43,6 +44,8 @@ class Replanner {
 	// With the bound on: Slurm's policy played beside the plans, whose
 	// ends bound them (reference_shadow.hpp).
 	ReferenceShadow shadow_;
+	// The passes that saw new jobs (PlanInput::arrival_guard).
+	ArrivalGuard arrivals_;
 	int incremental_since_full_ = 0;
 };
 

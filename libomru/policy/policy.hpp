@@ -41,6 +41,10 @@ struct PolicyOptions {
 	// planned to end later than Slurm's own policy would end it, beyond
 	// the slack.  On by default, as select/omru's ReferenceBound=yes.
 	planner::ReferenceBound omru_bound = bound_on();
+	// omru: while jobs keep arriving, jobs that cannot give GPUs back
+	// start at the count they asked (planner/arrival_guard.hpp), as
+	// select/omru's ArrivalGuard=yes.
+	bool omru_arrival_guard = true;
 
 	static planner::ReferenceBound bound_on()
 	{

@@ -57,6 +57,7 @@ planner::PlanInput SimPlanInput::build(const SchedulingContext &ctx,
 	in.grow_on_one_node = opts.omru_grow_on_one_node;
 	in.shrink_to_admit = opts.omru_phase_aware && opts.omru_resize;
 	in.bound = opts.omru_bound;
+	in.arrival_guard = opts.omru_arrival_guard;
 	// Interference priced: each job's model id -> its kind.
 	const bool priced = interference && !interference->empty();
 	std::map<int, int> kinds;

@@ -216,6 +216,7 @@ START_TEST(test_unknown_key_lists_the_known_ones)
 	ck_assert_string_eq(error_of("\nObjectiv=jct\n"),
 			    "omru.conf:2: unknown key 'Objectiv' (known: Objective, "
 			    "FairnessFactor, ReferenceBound, ReferenceSlack, ReferenceSlackSeconds, "
+			    "ArrivalGuard, "
 			    "ProfileFile, StateDir, PlanIntervalMin, "
 			    "PlanIntervalMax, PlanTimeMax, CorrectionMargin, SpreadCost, "
 			    "CpusPerGpu, MaxJobGpus, LoaderCpus, "
@@ -264,6 +265,7 @@ START_TEST(test_include_is_an_unknown_key)
 	ck_assert_string_eq(error_of("Include=/etc/slurm/omru-more.conf"),
 			    "omru.conf:1: unknown key 'Include' (known: Objective, "
 			    "FairnessFactor, ReferenceBound, ReferenceSlack, ReferenceSlackSeconds, "
+			    "ArrivalGuard, "
 			    "ProfileFile, StateDir, PlanIntervalMin, "
 			    "PlanIntervalMax, PlanTimeMax, CorrectionMargin, SpreadCost, "
 			    "CpusPerGpu, MaxJobGpus, LoaderCpus, "
@@ -356,7 +358,12 @@ START_TEST(test_reference_bound_keys_are_checked)
 		  std::string::npos);
 	ck_assert(error_of("ReferenceSlackSeconds=90000").find("ReferenceSlackSeconds=90000") !=
 		  std::string::npos);
-	OmruConf c = parsed("ReferenceBound=no\nReferenceSlack=0\nReferenceSlackSeconds=0\n");
+	ck_assert_string_eq(error_of("ArrivalGuard=sometimes"),
+			    "omru.conf:1: ArrivalGuard=sometimes: must be yes or no");
+	ck_assert(OmruConf{}.arrival_guard);
+	OmruConf c = parsed("ReferenceBound=no\nReferenceSlack=0\nReferenceSlackSeconds=0\n"
+			    "ArrivalGuard=no\n");
+	ck_assert(!c.arrival_guard);
 	ck_assert(!c.reference_bound);
 	ck_assert_double_eq(c.reference_slack, 0);
 	ck_assert_double_eq(c.reference_slack_s, 0);
@@ -556,7 +563,8 @@ START_TEST(test_format_writes_every_key_at_its_default)
 {
 	ck_assert_string_eq(format_omru_conf(OmruConf{}),
 			    "Objective=jct FairnessFactor=0 ReferenceBound=yes "
-			    "ReferenceSlack=0.05 ReferenceSlackSeconds=1 ProfileFile=(none) "
+			    "ReferenceSlack=0.05 ReferenceSlackSeconds=1 ArrivalGuard=yes "
+			    "ProfileFile=(none) "
 			    "StateDir=(default) PlanIntervalMin=1 PlanIntervalMax=30 "
 			    "PlanTimeMax=200 CpusPerGpu=0 MaxJobGpus=0 LoaderCpus=no PlanRigidJobs=yes "
 			    "MaxPendingPlanned=5000 LogPlans=no CorrectionMargin=0.25 "
@@ -572,7 +580,7 @@ START_TEST(test_format_writes_the_values_read)
 {
 	OmruConf c = parsed("Objective=jct\nFairnessFactor=2.25\n"
 			    "ReferenceBound=no\nReferenceSlack=0.2\nReferenceSlackSeconds=30\n"
-			    "ProfileFile=/a.csv\nProfileFile=/b.csv\n"
+			    "ArrivalGuard=no\nProfileFile=/a.csv\nProfileFile=/b.csv\n"
 			    "StateDir=/var/omru\nPlanIntervalMin=0.1\n"
 			    "PlanIntervalMax=86400\nPlanTimeMax=12345.678\nCpusPerGpu=4\n"
 			    "MaxJobGpus=16\nLoaderCpus=yes\nPlanRigidJobs=no\nMaxPendingPlanned=1000000\nLogPlans=yes\n"
@@ -584,7 +592,7 @@ START_TEST(test_format_writes_the_values_read)
 			    "ColocationSignals=/etc/slurm/signals.csv\n");
 	ck_assert_string_eq(format_omru_conf(c),
 			    "Objective=jct FairnessFactor=2.25 ReferenceBound=no ReferenceSlack=0.2 "
-			    "ReferenceSlackSeconds=30 ProfileFile=/a.csv "
+			    "ReferenceSlackSeconds=30 ArrivalGuard=no ProfileFile=/a.csv "
 			    "ProfileFile=/b.csv StateDir=/var/omru PlanIntervalMin=0.1 "
 			    "PlanIntervalMax=86400 PlanTimeMax=12345.678 CpusPerGpu=4 "
 			    "MaxJobGpus=16 LoaderCpus=yes PlanRigidJobs=no MaxPendingPlanned=1000000 LogPlans=yes "

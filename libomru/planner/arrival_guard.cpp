@@ -1,0 +1,98 @@
+// arrival_guard.cpp - see arrival_guard.hpp.
+#include "planner/arrival_guard.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "planner/reference.hpp" // asked_option
+
+namespace omru {
+namespace planner {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// The job's run at `option` on its fastest spread (infinity: no spread
+// has a time).
+double run_at(const PlanInput &in, const PlanJob &pj, int option)
+{
+	double best = kInf;
+	for (double e : in.curves[pj.curve].epoch_s[option])
+		if (std::isfinite(e) && e > 0)
+			best = std::min(best, e);
+	return pj.remaining_epochs * best;
+}
+
+} // namespace
+
+void ArrivalGuard::forget()
+{
+	first_seen_.clear();
+	last_now_s_ = -kInf;
+}
+
+std::vector<int> ArrivalGuard::guarded(const PlanInput &in)
+{
+	const double now = in.now_s;
+	if (now < last_now_s_) // time went back: a new history
+		forget();
+	last_now_s_ = now;
+	std::map<long, double> seen;
+	for (const PlanJob &pj : in.jobs) {
+		auto known = first_seen_.find(pj.id);
+		seen.emplace(pj.id, known != first_seen_.end() ? known->second : now);
+	}
+	first_seen_ = std::move(seen);
+	// The latest two passes that first saw a job still here.
+	double latest = -kInf, before = -kInf;
+	for (const auto &[id, t] : first_seen_) {
+		if (t > latest) {
+			before = latest;
+			latest = t;
+		} else if (t < latest && t > before) {
+			before = t;
+		}
+	}
+
+	std::vector<int> out;
+	if (!in.arrival_guard || !std::isfinite(before))
+		return out;
+	for (size_t j = 0; j < in.jobs.size(); j++) {
+		const PlanJob &pj = in.jobs[j];
+		// An elastic job gives back what it was widened by.
+		if (pj.running || pj.asked_gpus <= 0 || (pj.resizable && in.reuse))
+			continue;
+		const int option = asked_option(in, static_cast<int>(j));
+		if (option < 0 || in.curves[pj.curve].gpus.size() < 2)
+			continue;
+		// Two passes with arrivals within its run before now.
+		if (now - before < run_at(in, pj, option))
+			out.push_back(static_cast<int>(j));
+	}
+	return out;
+}
+
+void ArrivalGuard::hold_to_ask(PlanInput &in, const std::vector<int> &jobs)
+{
+	std::map<std::pair<int, int>, int> made; // (curve, option) -> curve
+	for (int j : jobs) {
+		PlanJob &pj = in.jobs[j];
+		const int option = asked_option(in, j);
+		if (option < 0)
+			continue;
+		auto [it, fresh] = made.emplace(std::make_pair(pj.curve, option),
+						static_cast<int>(in.curves.size()));
+		if (fresh) {
+			const SpeedCurve &cv = in.curves[pj.curve];
+			SpeedCurve one;
+			one.gpus = { cv.gpus[option] };
+			one.epoch_s = { cv.epoch_s[option] };
+			in.curves.push_back(std::move(one));
+		}
+		pj.curve = it->second;
+	}
+}
+
+} // namespace planner
+} // namespace omru

@@ -7,6 +7,9 @@
 #   --tests   also build what `make check` runs (unit test programs), in the
 #             same parallel make, without running any test
 #
+# OMRU_MAKE_NICE=N: make runs at nice N (configure before it at the
+# caller's priority; scripts/run-tests.sh builds beside its tests so).
+#
 # Progress goes to stderr, one line per stage with the seconds since the
 # start, and a line per file compiled or linked ("[ 12/143] CXX ...");
 # compiler warnings and errors pass through.  stdout gets only BUILD_DIR,
@@ -70,6 +73,7 @@ steps=$(make -n "$target" 2>/dev/null |
 jobs=$(nproc)
 stage "make -j$jobs $target: $steps files to compile or link"
 set +e
+[ -z "${OMRU_MAKE_NICE:-}" ] || renice -n "$OMRU_MAKE_NICE" -p $$ >/dev/null
 make -j"$jobs" "$target" 2>&1 | awk -v total="$steps" '
   /^  (CC|CXX|CCLD|CXXLD|GEN|AR) / {
     n++; if (n > total) total = n

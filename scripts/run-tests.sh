@@ -126,28 +126,35 @@ fi
 . "$top/scripts/ccache-env.sh"
 
 say "build/: $test_jobs test files at once; build-san/ (ASan/UBSan) built and tested beside them"
+# Builds beside the tests run at a lower priority (nice 10): the
+# integration tests mostly wait on Slurm daemons, and the compiler takes
+# the cores they leave idle.  Except configure: hundreds of small programs
+# one after another, each waiting for a core at nice 10 behind five test
+# clusters, took 12 minutes of wall time for 43 s of work (build-24.11/ 768
+# s, build-san/ 710 s in a run on 2026-11-29), and check-release waited
+# for it.  So configure runs at the tests' priority and make at nice 10
+# (build.sh's OMRU_MAKE_NICE).
+build_nice=10
+
 # The sanitizer pass: its build's progress goes to build-san.log (beside
 # the test results it would only be noise); the trainer is left out
-# (libtorch is not instrumented, and its tests run in build/).  At the
-# lowest priority of the three: nothing waits for it but the final tally,
-# while check-release waits for the release chain (below, nice 10: the
-# kernel gives it about three times the sanitizer build's CPU).
+# (libtorch is not instrumented, and its tests run in build/).
 (
-  renice -n 15 -p "$BASHPID" >/dev/null
   t=$EPOCHREALTIME
   mkdir -p "$san_dir"
   # -O1: what ASan's authors recommend; planner.cpp and controller.cpp
   # compile in a third to a half less time than at -O2.  -g1: line
   # tables only, all a sanitizer report needs (file:line per frame), and
   # far less for the compiler to emit than full debug information.
-  if build "$san_dir" --enable-sanitizers --without-libtorch \
+  if OMRU_MAKE_NICE=$build_nice build "$san_dir" --enable-sanitizers --without-libtorch \
       CFLAGS="-g1 -O1" CXXFLAGS="-g1 -O1" 2>"$san_dir.log"; then
+    renice -n "$build_nice" -p "$BASHPID" >/dev/null
     say "build-san/: built in $(since "$t") s (progress in $san_dir.log)"
     # Tests that repeat one code path over data sets run one of them here
     # (tests/sim/omru-sim.test: one Philly window, not three).
     export OMRU_TEST_SANITIZED=1
     # Check's per-test timeouts catch a hang; they are sized for build/.
-    # Here the code runs 2-5 x slower (ASan at -O1) and at the lowest
+    # Here the code runs 2-5 x slower (ASan at -O1) and at the lower
     # priority beside check-release's clusters: in CI (stop 52) a test
     # that takes 1 s alone ran past its 60 s.  Ten times still ends a hang.
     export CK_TIMEOUT_MULTIPLIER=10
@@ -168,7 +175,7 @@ say "build/: $test_jobs test files at once; build-san/ (ASan/UBSan) built and te
 ) &
 san_pid=$!
 
-# The release chain, beside build/'s tests at a lower priority:
+# The release chain, beside build/'s tests at the lower priority:
 # Slurm 24.11 (scripts/slurm-release.sh, cached), slurm-omru against it in
 # build-24.11/ (only what depends on the release compiles: the rest comes
 # from ccache; no unit test programs: they link the release-independent
@@ -176,11 +183,11 @@ san_pid=$!
 # build/: every object from the cache).  Exit status 2: no 24.11 build; 3:
 # the packages failed.
 (
-  renice -n 10 -p "$BASHPID" >/dev/null
   t=$EPOCHREALTIME
   mkdir -p "$rel_dir"
   if [ "$(id -u)" = 0 ] &&
-      "$top/scripts/slurm-release.sh" 24.11 >"$rel_dir/slurm-release.out" 2>"$rel_dir/slurm-release.log"; then
+      nice -n "$build_nice" "$top/scripts/slurm-release.sh" 24.11 \
+        >"$rel_dir/slurm-release.out" 2>"$rel_dir/slurm-release.log"; then
     record "$(since "$t")" "Slurm 24.11: build and install (scripts/slurm-release.sh)" PASS
     say "Slurm 24.11 ready ($(since "$t") s)"
   else
@@ -191,7 +198,8 @@ san_pid=$!
   rel_prefix=$(sed -n 's/^prefix=//p' "$rel_dir/slurm-release.out")
   rm -f "$rel_dir/.built-against"
   t=$EPOCHREALTIME
-  if build --no-tests "$rel_dir" --with-slurm="$rel_prefix" "${opt_flags[@]}" 2>"$rel_dir.log"; then
+  if OMRU_MAKE_NICE=$build_nice build --no-tests "$rel_dir" --with-slurm="$rel_prefix" \
+      "${opt_flags[@]}" 2>"$rel_dir.log"; then
     say "build-24.11/: built against Slurm 24.11 in $rel_prefix in $(since "$t") s (progress in $rel_dir.log)"
     echo "$rel_prefix" >"$rel_dir/.built-against"
   else
@@ -200,9 +208,7 @@ san_pid=$!
     exit 2
   fi
   [ "$(id -u)" = 0 ] || exit 0
-  # The packages are needed last (install.test): from here the chain
-  # yields to the sanitizer build as much as that yields to the tests.
-  renice -n 15 -p "$BASHPID" >/dev/null
+  renice -n "$build_nice" -p "$BASHPID" >/dev/null
   t=$EPOCHREALTIME
   export CCACHE_STATSLOG=$top/build/deb-ccache-stats.log
   rm -f "$CCACHE_STATSLOG"

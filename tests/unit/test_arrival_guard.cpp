@@ -47,13 +47,26 @@ static PlanJob moldable(long id, double submit)
 	return j;
 }
 
-START_TEST(test_a_batch_seen_at_once_keeps_its_ranges)
+// A first pass at t=0 that saw job 1 alone; RET the input of a second
+// pass at `t` that holds job 2 too, submitted then (not yet shown to `g`).
+static PlanInput second_pass(ArrivalGuard &g, double t)
 {
 	PlanInput in = idle_node(0);
 	in.jobs = { moldable(1, 0) };
+	g.guarded(in);
+	in.now_s = t;
+	in.jobs.push_back(moldable(2, t));
+	return in;
+}
+
+START_TEST(test_a_batch_seen_at_once_keeps_its_ranges)
+{
+	PlanInput in = idle_node(0);
+	in.jobs = { moldable(1, 0), moldable(2, 0) };
 	ArrivalGuard g;
 	ck_assert(g.guarded(in).empty());
-	// The plan widens the lone job onto the idle node.
+	// The plan widens a lone job onto the idle node.
+	in.jobs.pop_back();
 	Replanner r;
 	Plan p = r.plan(in);
 	ck_assert_int_eq(p.held_to_ask, 0);
@@ -88,11 +101,7 @@ END_TEST
 START_TEST(test_a_job_that_can_give_gpus_back_keeps_its_range)
 {
 	ArrivalGuard g;
-	PlanInput in = idle_node(0);
-	in.jobs = { moldable(1, 0) };
-	g.guarded(in);
-	in.now_s = 2;
-	in.jobs.push_back(moldable(2, 2));
+	PlanInput in = second_pass(g, 2);
 	in.jobs[1].resizable = true;
 	in.reuse = true; // an elastic job the plan may take GPUs back from
 	std::vector<int> held = g.guarded(in);
@@ -100,13 +109,8 @@ START_TEST(test_a_job_that_can_give_gpus_back_keeps_its_range)
 	ck_assert_int_eq(held[0], 0);
 	// Elastic, but resizing is off (Elastic=no): guarded too.
 	ArrivalGuard h;
-	in.now_s = 0;
-	in.jobs.pop_back();
-	h.guarded(in);
-	in.now_s = 2;
-	in.jobs.push_back(moldable(2, 2));
+	in = second_pass(h, 2);
 	in.jobs[1].resizable = true;
-	in.reuse = false;
 	ck_assert_int_eq(h.guarded(in).size(), 2);
 }
 END_TEST
@@ -114,11 +118,7 @@ END_TEST
 START_TEST(test_arrivals_pausing_for_a_jobs_run_release_it)
 {
 	ArrivalGuard g;
-	PlanInput in = idle_node(0);
-	in.jobs = { moldable(1, 0) };
-	g.guarded(in);
-	in.now_s = 2;
-	in.jobs.push_back(moldable(2, 2));
+	PlanInput in = second_pass(g, 2);
 	ck_assert_int_eq(g.guarded(in).size(), 2);
 	// Its run at its ask is 50 s: arrivals at 0 and 2 still count at 49 s.
 	in.now_s = 49;
@@ -126,18 +126,12 @@ START_TEST(test_arrivals_pausing_for_a_jobs_run_release_it)
 	in.now_s = 51;
 	ck_assert(g.guarded(in).empty());
 	// A shorter job is released sooner: 10 s at its ask.
-	in.jobs[1].remaining_epochs = 2;
-	in.now_s = 11;
 	ArrivalGuard h;
-	PlanInput a = in;
-	a.now_s = 0;
-	a.jobs.pop_back();
-	h.guarded(a);
-	a.now_s = 2;
-	a.jobs = in.jobs;
-	h.guarded(a);
-	a.now_s = 11;
-	std::vector<int> held = h.guarded(a);
+	in = second_pass(h, 2);
+	in.jobs[1].remaining_epochs = 2;
+	h.guarded(in);
+	in.now_s = 11;
+	std::vector<int> held = h.guarded(in);
 	ck_assert_int_eq(held.size(), 1);
 	ck_assert_int_eq(held[0], 0);
 }
@@ -148,23 +142,16 @@ START_TEST(test_a_job_submitted_after_the_one_before_ended_keeps_its_range)
 	// One user's runs in sequence: the first has left the plan's input
 	// when the second arrives, so they never compete.
 	ArrivalGuard g;
-	PlanInput in = idle_node(0);
-	in.jobs = { moldable(1, 0) };
-	g.guarded(in);
-	in.now_s = 8;
-	in.jobs = { moldable(2, 8) };
+	PlanInput in = second_pass(g, 8);
+	in.jobs.erase(in.jobs.begin());
 	ck_assert(g.guarded(in).empty());
 	// With the first still running, the second is guarded.
 	ArrivalGuard h;
-	in.now_s = 0;
-	in.jobs = { moldable(1, 0) };
-	h.guarded(in);
-	in.now_s = 8;
+	in = second_pass(h, 8);
 	in.jobs[0].running = true;
 	in.jobs[0].gpus = 4;
 	in.jobs[0].where = { { 0, 4 } };
 	in.free_per_node = { 0 };
-	in.jobs.push_back(moldable(2, 8));
 	std::vector<int> held = h.guarded(in);
 	ck_assert_int_eq(held.size(), 1);
 	ck_assert_int_eq(held[0], 1);
@@ -174,11 +161,7 @@ END_TEST
 START_TEST(test_off_or_without_a_choice_nothing_is_guarded)
 {
 	ArrivalGuard g;
-	PlanInput in = idle_node(0);
-	in.jobs = { moldable(1, 0) };
-	g.guarded(in);
-	in.now_s = 2;
-	in.jobs.push_back(moldable(2, 2));
+	PlanInput in = second_pass(g, 2);
 	in.arrival_guard = false;
 	ck_assert(g.guarded(in).empty());
 	// A job that asked no count, one already running, one whose curve

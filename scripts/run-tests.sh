@@ -133,7 +133,9 @@ say "build/: $test_jobs test files at once; build-san/ (ASan/UBSan) built and te
 # clusters, took 12 minutes of wall time for 43 s of work (build-24.11/ 768
 # s, build-san/ 710 s in a run on 2026-11-29), and check-release waited
 # for it.  So configure runs at the tests' priority and make at nice 10
-# (build.sh's OMRU_MAKE_NICE).
+# (build.sh's OMRU_MAKE_NICE).  The packages' own configure (inside
+# dpkg-buildpackage) stays at nice 10: only install.test, last, waits for
+# them.
 build_nice=10
 
 # The sanitizer pass: its build's progress goes to build-san.log (beside

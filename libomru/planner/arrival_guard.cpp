@@ -1,7 +1,6 @@
 // arrival_guard.cpp - see arrival_guard.hpp.
 #include "planner/arrival_guard.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -13,17 +12,6 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// The job's run at `option` on its fastest spread (infinity: no spread
-// has a time).
-double run_at(const PlanInput &in, const PlanJob &pj, int option)
-{
-	double best = kInf;
-	for (double e : in.curves[pj.curve].epoch_s[option])
-		if (std::isfinite(e) && e > 0)
-			best = std::min(best, e);
-	return pj.remaining_epochs * best;
-}
-
 } // namespace
 
 void ArrivalGuard::forget()
@@ -32,7 +20,7 @@ void ArrivalGuard::forget()
 	last_now_s_ = -kInf;
 }
 
-std::vector<int> ArrivalGuard::guarded(const PlanInput &in)
+std::vector<ArrivalGuard::Held> ArrivalGuard::guarded(const PlanInput &in)
 {
 	const double now = in.now_s;
 	if (now < last_now_s_) // time went back: a new history
@@ -55,7 +43,7 @@ std::vector<int> ArrivalGuard::guarded(const PlanInput &in)
 		}
 	}
 
-	std::vector<int> out;
+	std::vector<Held> out;
 	if (!in.arrival_guard || !std::isfinite(before))
 		return out;
 	for (size_t j = 0; j < in.jobs.size(); j++) {
@@ -63,24 +51,25 @@ std::vector<int> ArrivalGuard::guarded(const PlanInput &in)
 		// An elastic job gives back what it was widened by.
 		if (pj.running || pj.asked_gpus <= 0 || (pj.resizable && in.reuse))
 			continue;
-		const int option = asked_option(in, static_cast<int>(j));
-		if (option < 0 || in.curves[pj.curve].gpus.size() < 2)
+		const SpeedCurve &cv = in.curves[pj.curve];
+		if (cv.gpus.size() < 2)
 			continue;
-		// Two passes with arrivals within its run before now.
-		if (now - before < run_at(in, pj, option))
-			out.push_back(static_cast<int>(j));
+		const int option = asked_option(in, static_cast<int>(j));
+		if (option < 0)
+			continue;
+		// Two passes with arrivals within its run before now (its run
+		// as the planner and the reference price it: packed).
+		if (now - before < pj.remaining_epochs * cv.packed(option, in.gpus_per_node))
+			out.push_back({ static_cast<int>(j), option });
 	}
 	return out;
 }
 
-void ArrivalGuard::hold_to_ask(PlanInput &in, const std::vector<int> &jobs)
+void ArrivalGuard::hold_to_ask(PlanInput &in, const std::vector<Held> &jobs)
 {
 	std::map<std::pair<int, int>, int> made; // (curve, option) -> curve
-	for (int j : jobs) {
+	for (auto [j, option] : jobs) {
 		PlanJob &pj = in.jobs[j];
-		const int option = asked_option(in, j);
-		if (option < 0)
-			continue;
 		auto [it, fresh] = made.emplace(std::make_pair(pj.curve, option),
 						static_cast<int>(in.curves.size()));
 		if (fresh) {

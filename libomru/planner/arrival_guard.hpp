@@ -38,14 +38,21 @@ class ArrivalGuard {
     public:
 	ArrivalGuard() { forget(); }
 
+	// A pending job held to its asked count: its in.jobs index and the
+	// option of its curve it runs at (reference.hpp's asked_option).
+	struct Held {
+		int job = -1;
+		int option = -1;
+	};
+
 	// Notes the jobs `in` shows for the first time (at in.now_s; a job
 	// is forgotten once it leaves the input) and RET the pending jobs
-	// (in.jobs indices) guarded now: empty unless in.arrival_guard.
-	std::vector<int> guarded(const PlanInput &in);
+	// guarded now: empty unless in.arrival_guard.
+	std::vector<Held> guarded(const PlanInput &in);
 
-	// Each of `jobs`' curve replaced by one with only its asked option
+	// Each held job's curve replaced by one with only its option
 	// (appended to in.curves, one per curve and option).
-	static void hold_to_ask(PlanInput &in, const std::vector<int> &jobs);
+	static void hold_to_ask(PlanInput &in, const std::vector<Held> &jobs);
 
     private:
 	void forget();

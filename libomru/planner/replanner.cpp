@@ -39,7 +39,7 @@ Plan Replanner::plan(const PlanInput &in)
 	std::vector<double> ref_end;
 	if (in.bound.on)
 		ref_end = shadow_.ends(in);
-	const std::vector<int> held = arrivals_.guarded(in);
+	const std::vector<ArrivalGuard::Held> held = arrivals_.guarded(in);
 	Plan p;
 	if (held.empty()) {
 		p = make_plan(in, keep_, search, in.bound.on ? &ref_end : nullptr);

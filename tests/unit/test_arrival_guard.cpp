@@ -104,9 +104,9 @@ START_TEST(test_a_job_that_can_give_gpus_back_keeps_its_range)
 	PlanInput in = second_pass(g, 2);
 	in.jobs[1].resizable = true;
 	in.reuse = true; // an elastic job the plan may take GPUs back from
-	std::vector<int> held = g.guarded(in);
+	std::vector<ArrivalGuard::Held> held = g.guarded(in);
 	ck_assert_int_eq(held.size(), 1);
-	ck_assert_int_eq(held[0], 0);
+	ck_assert_int_eq(held[0].job, 0);
 	// Elastic, but resizing is off (Elastic=no): guarded too.
 	ArrivalGuard h;
 	in = second_pass(h, 2);
@@ -131,9 +131,9 @@ START_TEST(test_arrivals_pausing_for_a_jobs_run_release_it)
 	in.jobs[1].remaining_epochs = 2;
 	h.guarded(in);
 	in.now_s = 11;
-	std::vector<int> held = h.guarded(in);
+	std::vector<ArrivalGuard::Held> held = h.guarded(in);
 	ck_assert_int_eq(held.size(), 1);
-	ck_assert_int_eq(held[0], 0);
+	ck_assert_int_eq(held[0].job, 0);
 }
 END_TEST
 
@@ -152,9 +152,9 @@ START_TEST(test_a_job_submitted_after_the_one_before_ended_keeps_its_range)
 	in.jobs[0].gpus = 4;
 	in.jobs[0].where = { { 0, 4 } };
 	in.free_per_node = { 0 };
-	std::vector<int> held = h.guarded(in);
+	std::vector<ArrivalGuard::Held> held = h.guarded(in);
 	ck_assert_int_eq(held.size(), 1);
-	ck_assert_int_eq(held[0], 1);
+	ck_assert_int_eq(held[0].job, 1);
 }
 END_TEST
 
@@ -201,10 +201,13 @@ END_TEST
 
 START_TEST(test_hold_to_ask_keeps_only_the_asked_option)
 {
-	PlanInput in = idle_node(0);
-	in.jobs = { moldable(1, 0), moldable(2, 0), moldable(3, 0) };
+	ArrivalGuard g;
+	PlanInput in = second_pass(g, 2);
+	in.jobs.push_back(moldable(3, 2));
 	in.jobs[2].asked_gpus = 3; // not a count of its curve: the nearest, 2 or 4
-	ArrivalGuard::hold_to_ask(in, { 0, 1, 2 });
+	std::vector<ArrivalGuard::Held> held = g.guarded(in);
+	ck_assert_int_eq(held.size(), 3);
+	ArrivalGuard::hold_to_ask(in, held);
 	// One new curve for the two jobs that asked 2 (and the third, whose
 	// nearest count is 2: the smaller on ties).
 	ck_assert_int_eq(in.curves.size(), 2);

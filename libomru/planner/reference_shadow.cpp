@@ -135,28 +135,10 @@ void ReferenceShadow::start_planned(const PlanInput &in, double now)
 	}
 }
 
-std::vector<double> ReferenceShadow::ends(const PlanInput &in)
+void ReferenceShadow::end_runs_by(double t)
 {
-	const double now = in.now_s;
-	if (now < last_now_s_) { // time went back: a new history
-		running_.clear();
-		seen_.clear();
-	}
-	last_now_s_ = now;
-
-	// What the input says of real runs first: a job that overran its
-	// predicted end holds its shadow GPUs longer before anything ends.
-	for (const PlanJob &pj : in.jobs)
-		if (auto known = seen_.find(pj.id); known != seen_.end() && pj.running) {
-			note_real_run(known->second, pj);
-			stretch_by_overrun(pj.id, known->second, now);
-		}
-
-	// What the last reference started by now starts, at its time and
-	// place; what runs in the shadow and ends by now ends.
-	start_planned(in, now);
 	for (auto it = running_.begin(); it != running_.end();) {
-		if (clearly_less(now, it->second.end_s)) {
+		if (clearly_less(t, it->second.end_s)) {
 			++it;
 			continue;
 		}
@@ -165,43 +147,35 @@ std::vector<double> ReferenceShadow::ends(const PlanInput &in)
 			s->second.end_s = it->second.end_s;
 		it = running_.erase(it);
 	}
+}
 
-	// Jobs seen for the first time: their whole work, or, first seen
-	// running, where they run.  Jobs gone from the input are forgotten
-	// (unless they still run in the shadow: they hold its GPUs).
-	// in.jobs by id: which jobs are still in the input, and their pools.
-	std::map<long, size_t> input_of;
-	for (size_t j = 0; j < in.jobs.size(); j++)
-		input_of.emplace(in.jobs[j].id, j);
-	for (const PlanJob &pj : in.jobs) {
-		if (seen_.count(pj.id))
-			continue; // its real run noted above
-		Seen s;
-		if (pj.running) {
-			Run r;
-			r.start_s = pj.progress_start_s;
-			r.end_s = std::max(now, pj.progress_start_s +
-							pj.epochs_at_progress_start * pj.epoch_s);
-			r.gpus = pj.gpus;
-			r.where = pj.where;
-			r.planned_end_s = r.end_s;
-			r.use = uses_of(in, pj, pj.where, pj.holding);
-			running_.emplace(pj.id, std::move(r));
-		} else {
-			s.work = pj.remaining_epochs;
-		}
-		note_real_run(s, pj);
-		seen_.emplace(pj.id, std::move(s));
-	}
-	for (auto it = seen_.begin(); it != seen_.end();) {
-		if (input_of.count(it->first)) {
-			++it;
+void ReferenceShadow::catch_up(const PlanInput &in, double now, const std::map<long, size_t> &input_of)
+{
+	// Each step either starts the jobs due at its time or plans again at a
+	// later time; the cap bounds the cost of a long gap between passes.
+	constexpr int kMaxSteps = 32;
+	for (int step = 0; step < kMaxSteps; step++) {
+		double t = kInf;
+		for (const auto &[id, s] : seen_)
+			if (s.planned && s.end_s < 0 && !running_.count(id) &&
+			    !clearly_less(now, s.next.start_s))
+				t = std::min(t, s.next.start_s);
+		if (!(t < kInf))
+			return;
+		end_runs_by(t);
+		if (clearly_less(planned_at_s_, t)) {
+			plan_from(in, t, input_of);
 			continue;
 		}
-		cut_to_real_run(it->first, it->second, now);
-		it = seen_.erase(it);
+		start_planned(in, t);
 	}
+	start_planned(in, now);
+	end_runs_by(now);
+}
 
+void ReferenceShadow::plan_from(const PlanInput &in, double t, const std::map<long, size_t> &input_of)
+{
+	planned_at_s_ = t;
 	// The shadow's state as a plan input: GPUs, CPUs and memory per node
 	// and pools (a user's GPU limit, a license: Slurm's own policy waits
 	// for them too; a shadow that ignored them promised nobody's capped
@@ -210,7 +184,7 @@ std::vector<double> ReferenceShadow::ends(const PlanInput &in)
 	// that still runs in the shadow holds no pool (its uses are not
 	// known any more: pool numbers are the input's).
 	PlanInput s;
-	s.now_s = now;
+	s.now_s = t;
 	s.nodes = in.nodes;
 	s.gpus_per_node = in.gpus_per_node;
 	s.node_gpus = in.node_gpus;
@@ -256,11 +230,15 @@ std::vector<double> ReferenceShadow::ends(const PlanInput &in)
 			pj.pools = in.jobs[k->second].pools;
 		s.jobs.push_back(std::move(pj));
 	}
-	std::vector<int> index_of(in.jobs.size(), -1); // in.jobs -> s.jobs
-	for (size_t j = 0; j < in.jobs.size(); j++) {
-		const PlanJob &pj = in.jobs[j];
-		const Seen &seen = seen_.at(pj.id);
-		if (running_.count(pj.id) || seen.end_s >= 0)
+	// The input's jobs pending in the shadow, those submitted by t when
+	// planning between passes (a job is seen at the pass after its
+	// submission; under Slurm's policy it competed from its submission).
+	std::vector<Seen *> of_s; // s.jobs -> seen_, pending ones
+	of_s.assign(s.jobs.size(), nullptr);
+	for (const PlanJob &pj : in.jobs) {
+		Seen &seen = seen_.at(pj.id);
+		if (running_.count(pj.id) || seen.end_s >= 0 ||
+		    (t < in.now_s && clearly_less(t, pj.submit_s)))
 			continue;
 		PlanJob q;
 		q.id = pj.id;
@@ -272,30 +250,94 @@ std::vector<double> ReferenceShadow::ends(const PlanInput &in)
 		q.priority = pj.priority;
 		q.pools = pj.pools;
 		q.need = pj.need;
-		index_of[j] = static_cast<int>(s.jobs.size());
 		s.jobs.push_back(std::move(q));
+		of_s.push_back(&seen);
 	}
 	const Reference ref = backfill_reference(s);
+	for (size_t k = 0; k < s.jobs.size(); k++) {
+		Seen *seen = of_s[k];
+		if (!seen)
+			continue;
+		seen->planned = ref.option[k] >= 0;
+		if (!seen->planned)
+			continue;
+		seen->next.start_s = ref.start_s[k];
+		seen->next.end_s = seen->next.planned_end_s = ref.end_s[k];
+		seen->next.gpus = s.curves[s.jobs[k].curve].gpus[ref.option[k]];
+		seen->next.where = ref.where[k];
+		seen->next.use = uses_of(s, s.jobs[k], ref.where[k]);
+	}
+}
 
+std::vector<double> ReferenceShadow::ends(const PlanInput &in)
+{
+	const double now = in.now_s;
+	if (now < last_now_s_) { // time went back: a new history
+		running_.clear();
+		seen_.clear();
+		planned_at_s_ = -1;
+	}
+	last_now_s_ = now;
+
+	// What the input says of real runs first: a job that overran its
+	// predicted end holds its shadow GPUs longer before anything ends.
+	for (const PlanJob &pj : in.jobs)
+		if (auto known = seen_.find(pj.id); known != seen_.end() && pj.running) {
+			note_real_run(known->second, pj);
+			stretch_by_overrun(pj.id, known->second, now);
+		}
+
+	// Jobs seen for the first time: their whole work, or, first seen
+	// running, where they run.  in.jobs by id: which jobs are still in
+	// the input, and their pools.
+	std::map<long, size_t> input_of;
+	for (size_t j = 0; j < in.jobs.size(); j++)
+		input_of.emplace(in.jobs[j].id, j);
+	for (const PlanJob &pj : in.jobs) {
+		if (seen_.count(pj.id))
+			continue; // its real run noted above
+		Seen s;
+		if (pj.running) {
+			Run r;
+			r.start_s = pj.progress_start_s;
+			r.end_s = std::max(now, pj.progress_start_s +
+							pj.epochs_at_progress_start * pj.epoch_s);
+			r.gpus = pj.gpus;
+			r.where = pj.where;
+			r.planned_end_s = r.end_s;
+			r.use = uses_of(in, pj, pj.where, pj.holding);
+			running_.emplace(pj.id, std::move(r));
+		} else {
+			s.work = pj.remaining_epochs;
+		}
+		note_real_run(s, pj);
+		seen_.emplace(pj.id, std::move(s));
+	}
+
+	// Slurm's policy from the last pass to now, event by event.
+	catch_up(in, now, input_of);
+
+	// Jobs gone from the input are forgotten (unless they still run in
+	// the shadow: they hold its GPUs).
+	for (auto it = seen_.begin(); it != seen_.end();) {
+		if (input_of.count(it->first)) {
+			++it;
+			continue;
+		}
+		cut_to_real_run(it->first, it->second, now);
+		it = seen_.erase(it);
+	}
+
+	plan_from(in, now, input_of);
 	std::vector<double> out(in.jobs.size(), kInf);
 	for (size_t j = 0; j < in.jobs.size(); j++) {
-		Seen &seen = seen_.at(in.jobs[j].id);
-		auto r = running_.find(in.jobs[j].id);
-		if (r != running_.end()) {
+		const Seen &seen = seen_.at(in.jobs[j].id);
+		if (auto r = running_.find(in.jobs[j].id); r != running_.end())
 			out[j] = r->second.end_s;
-		} else if (seen.end_s >= 0) {
+		else if (seen.end_s >= 0)
 			out[j] = seen.end_s;
-		} else if (int k = index_of[j]; k >= 0) {
-			seen.planned = ref.option[k] >= 0;
-			if (!seen.planned)
-				continue;
-			seen.next.start_s = ref.start_s[k];
-			seen.next.end_s = seen.next.planned_end_s = ref.end_s[k];
-			seen.next.gpus = s.curves[s.jobs[k].curve].gpus[ref.option[k]];
-			seen.next.where = ref.where[k];
-			seen.next.use = uses_of(s, s.jobs[k], ref.where[k]);
-			out[j] = ref.end_s[k];
-		}
+		else if (seen.planned)
+			out[j] = seen.next.end_s;
 	}
 	return out;
 }

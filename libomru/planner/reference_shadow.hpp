@@ -10,7 +10,9 @@
 // backfill run itself: jobs start in it when the reference made at an
 // earlier plan starts them (their start, end and GPUs as that reference
 // placed them), end at their predicted ends, and each plan's reference for
-// the jobs not yet started in it is made from the shadow's state.  A job's
+// the jobs not yet started in it is made from the shadow's state; between
+// two plans it plans again at each time the last reference starts
+// something (catch_up), as Slurm's scheduler decides at every event.  A job's
 // end in the shadow is what Slurm's policy would have given it, and what
 // the plan is bounded by (planner.hpp, make_plan's `ref_end`).
 //
@@ -83,6 +85,24 @@ class ReferenceShadow {
 	// where it placed them, in their order, each if those GPUs are free
 	// in the shadow at its start (an overrun noted since may hold them).
 	void start_planned(const PlanInput &in, double now);
+	// What runs in the shadow and ends by `t` ends.
+	void end_runs_by(double t);
+	// Slurm's scheduler decides again at every event, not only at the
+	// plan's passes: when a job ends, the jobs it frees room for start
+	// by priority then (a job its user's limit blocked at the last pass
+	// included).  So from the last reference to now the shadow plans
+	// again at each time the last reference started something, with what
+	// ended by then (at most a few dozen steps a pass; past them the last
+	// reference's starts stand).  Following one reference for a whole
+	// gap started a lower-priority job it had placed while a blocker's
+	// limit was full (limits-stream-4, 2026-11-29: L08-plain took the
+	// node L03-cpu got under backfill, and L09-cpu's reference jumped
+	// from 108 s to 204 s).
+	void catch_up(const PlanInput &in, double now, const std::map<long, size_t> &input_of);
+	// The reference from the shadow's state at `t`: each pending job's
+	// next start (Seen::next), for the input's jobs (`input_of`: by id)
+	// submitted by then.
+	void plan_from(const PlanInput &in, double t, const std::map<long, size_t> &input_of);
 	bool free_at(const PlanInput &in, const NodeCounts &where, double t) const;
 	// The shadow's CPUs and memory: what the input's nodes would have
 	// free with none of the plan's jobs on them (jobs outside the plan
@@ -91,6 +111,8 @@ class ReferenceShadow {
 	std::map<long, Run> running_; // started in the shadow, not ended
 	std::map<long, Seen> seen_;   // every job of the last input
 	double last_now_s_ = -1;
+	double planned_at_s_ = -1; // the time of the last reference
+
 };
 
 } // namespace planner

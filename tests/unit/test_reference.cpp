@@ -525,6 +525,37 @@ START_TEST(test_shadow_waits_for_an_overrun)
 }
 END_TEST
 
+START_TEST(test_shadow_decides_again_when_a_limit_frees)
+{
+	// One node; a user's limit of 2 GPUs, held by her running job a
+	// until 100.  Her b (2 GPUs, 200 s) has the higher priority; c
+	// (another user's, 4 GPUs, 100 s) the lower.  At 0 her limit blocks
+	// b: no reservation, so the reference then starts c at 100 and b
+	// after it.  Under Slurm, when a ends at 100 b fits its limit again
+	// and goes first: b 100-300, c 300-400.  The next pass comes at 150:
+	// the shadow decides again at 100 rather than start c as planned at 0.
+	PlanInput in = cluster(1);
+	in.curves = { moldable(1) };
+	in.pool_capacity = { 2 };
+	in.free_per_node = { 2 };
+	PlanJob a = running_on_node0(pending(9, 0, 2, 1), 2, 100, 1, false);
+	PlanJob b = pending(1, 0, 2, 1, 2), c = pending(2, 0, 4, 1, 1);
+	a.pools = b.pools = { PoolUse{ 0, 1, 0 } };
+	in.jobs = { a, b, c };
+	ReferenceShadow shadow;
+	std::vector<double> e = shadow.ends(in);
+	ck_assert_double_eq(e[2], 200);
+	ck_assert_double_eq(e[1], 400);
+	in.now_s = 150;
+	in.free_per_node = { 4 };
+	in.jobs = { b, c };
+	e = shadow.ends(in);
+	ck_assert_double_eq(e[0], 300);
+	ck_assert_double_eq(e[1], 400);
+	ck_assert_int_eq(static_cast<int>(shadow.running()), 1);
+}
+END_TEST
+
 START_TEST(test_a_promoted_job_holds_its_start)
 {
 	// One node; r holds 2 GPUs to 100.  First in the order, a (4 GPUs,
@@ -573,6 +604,7 @@ int main(void)
 	tcase_add_test(tc, test_shadow_waits_for_pools);
 	tcase_add_test(tc, test_shadow_waits_for_cpus_and_memory);
 	tcase_add_test(tc, test_shadow_waits_for_an_overrun);
+	tcase_add_test(tc, test_shadow_decides_again_when_a_limit_frees);
 	tcase_add_test(tc, test_a_promoted_job_holds_its_start);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

@@ -26,6 +26,22 @@ extern bool node_usable(int i)
 	return !(IS_NODE_POWER_DOWN(n) && IS_NODE_IDLE(n));
 }
 
+/*
+ * A usable node whose GPUs may be given out now: not one still UNKNOWN,
+ * as every node is for a few seconds after slurmctld starts, until it
+ * registers (read_config.c makes a node avail only once it is idle or
+ * allocated).  A plan that gave out such a node's GPUs had its start run
+ * only at the registration, from a plan older than the jobs submitted
+ * meanwhile (a lone job widened to a whole node ahead of five arrivals:
+ * slurm-fairshare.sh, 2026-11-29).  The job may still run there (it stays
+ * eligible): with no GPU free it is held, and the registration, a node
+ * update, brings the next plan.
+ */
+extern bool node_startable(int i)
+{
+	return node_usable(i) && !IS_NODE_UNKNOWN(node_record_table_ptr[i]);
+}
+
 /* Configured and allocated GPUs of a node, from its GRES state. */
 extern void node_gpus(node_record_t *n, int *gpus, int *alloc)
 {

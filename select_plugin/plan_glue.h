@@ -123,6 +123,7 @@ extern int job_cpus_per_gres(job_record_t *job_ptr);
 
 /* node_state.c */
 extern bool node_usable(int i);
+extern bool node_startable(int i);
 extern void node_gpus(node_record_t *n, int *gpus, int *alloc);
 extern gres_node_state_t *node_gpu_state(node_record_t *n);
 extern int node_cpus_per_gpu(bitstr_t *nodes);

@@ -486,7 +486,7 @@ extern int replan(time_t now)
 		int gpus, alloc;
 		node_gpus(n, &gpus, &alloc);
 		omru_ctl_snapshot_node(ctl, i, n ? n->name : "", gpus, alloc,
-				       node_usable(i));
+				       node_startable(i));
 	}
 	snapshot_gpu_links();
 	b.eligible = xcalloc(node_record_count + 1, sizeof(int));

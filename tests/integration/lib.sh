@@ -144,10 +144,15 @@ cluster_daemons() {
   layout_init "$CLUSTER_DIR"
 }
 
-# ctld_restart: stop slurmctld (SIGTERM: it saves its state) and start it
-# again the way start.sh did, recorded so stop.sh still finds it; waits
-# until it answers.
+# ctld_restart [--no-wait]: stop slurmctld (SIGTERM: it saves its state)
+# and start it again the way start.sh did, recorded so stop.sh still finds
+# it; waits until it answers and its nodes have registered (for a few
+# seconds they are UNKNOWN, and nothing starts on them: a job submitted
+# then waits for the registration, under cons_tres as under select/omru,
+# and a bench would time that wait).  --no-wait: only until it answers.
 ctld_restart() {
+  local wait_nodes=1
+  [ "${1:-}" != --no-wait ] || wait_nodes=0
   (
     cluster_daemons
     local pid t=0
@@ -158,6 +163,11 @@ ctld_restart() {
     start_daemon slurmctld "$LOG_DIR/slurmctld.out" slurmctld -D -f "$SLURM_CONF_FILE"
     t=0
     until scontrol ping 2>/dev/null | grep -q UP || [ $t -ge 300 ]; do sleep 0.1; t=$((t + 1)); done
+    [ "$wait_nodes" = 1 ] || exit 0
+    t=0
+    while sinfo -h -o %T 2>/dev/null | grep -q '^unknown' && [ $t -lt 300 ]; do
+      sleep 0.1; t=$((t + 1))
+    done
   )
 }
 

@@ -32,7 +32,8 @@ std::vector<ArrivalGuard::Held> ArrivalGuard::guarded(const PlanInput &in)
 		seen.emplace(pj.id, known != first_seen_.end() ? known->second : now);
 	}
 	first_seen_ = std::move(seen);
-	// The latest two passes that first saw a job still here.
+	// The latest two passes that first saw a job still here, and how many
+	// jobs the latest one saw.
 	double latest = -kInf, before = -kInf;
 	for (const auto &[id, t] : first_seen_) {
 		if (t > latest) {
@@ -43,8 +44,14 @@ std::vector<ArrivalGuard::Held> ArrivalGuard::guarded(const PlanInput &in)
 		}
 	}
 
+	int at_latest = 0;
+	for (const auto &[id, t] : first_seen_)
+		at_latest += t == latest;
+	// One job alone at its pass is the first of a stream as far as
+	// anyone can tell; several at once are a batch.
+	const bool lone = at_latest == 1;
 	std::vector<Held> out;
-	if (!in.arrival_guard || !std::isfinite(before))
+	if (!in.arrival_guard || (!std::isfinite(before) && !lone))
 		return out;
 	for (size_t j = 0; j < in.jobs.size(); j++) {
 		const PlanJob &pj = in.jobs[j];
@@ -57,9 +64,11 @@ std::vector<ArrivalGuard::Held> ArrivalGuard::guarded(const PlanInput &in)
 		const int option = asked_option(in, static_cast<int>(j));
 		if (option < 0)
 			continue;
-		// Two passes with arrivals within its run before now (its run
-		// as the planner and the reference price it: packed).
-		if (now - before < pj.remaining_epochs * cv.packed(option, in.gpus_per_node))
+		// Two passes with arrivals within its run before now, or one
+		// that saw a job alone (its run as the planner and the
+		// reference price it: packed).
+		const double run = pj.remaining_epochs * cv.packed(option, in.gpus_per_node);
+		if (now - before < run || (lone && now - latest < run))
 			out.push_back({ static_cast<int>(j), option });
 	}
 	return out;

@@ -18,11 +18,18 @@
 // and nodes within the bound.  "Keep arriving": the jobs the plan holds
 // now, pending or running, were first seen at two or more of its passes
 // within the job's own run at its asked count before now, the best evidence
-// there is that another one arrives while it would run.  A batch submitted
-// at once (or released from a hold: a held job is outside the plan) is one
-// pass, so its jobs keep their ranges; so does every job once arrivals have
-// paused for as long as it would run, and a job submitted after the one
-// before it ended (one user's runs in sequence: they never compete).
+// there is that another one arrives while it would run; or a pass within
+// that run first saw one job alone.  Nothing tells the first job of a
+// stream from a job that nobody follows: widened alone, it took the GPUs
+// of the jobs submitted seconds later (limits-stream-2: a CPU-heavy job
+// widened at t=0 over two nodes' CPUs, the job 8 s behind it 1.31 x and
+// the order that followed 1.96 x; slurm-fairshare.sh: a job widened to a
+// whole node, the one 3 s later 1.56-1.82 x; 2026-11-29).  A batch
+// submitted at once (or released from a hold: a held job is outside the
+// plan) is one pass with several jobs, so its jobs keep their ranges; so
+// does every job once arrivals have paused for as long as it would run.
+// A job that wants the idle GPUs of a quiet cluster asks for them with
+// --omru-elastic: it gives them back when the next job comes.
 #ifndef OMRU_PLANNER_ARRIVAL_GUARD_HPP
 #define OMRU_PLANNER_ARRIVAL_GUARD_HPP
 

@@ -1,9 +1,9 @@
 // test_arrival_guard.cpp - moldable starts while jobs keep arriving
 // (planner/arrival_guard.hpp): a batch seen at once keeps its ranges; once
 // the jobs the plan holds were first seen at two passes within a job's run,
-// a pending job that cannot give GPUs back starts at the count it asked,
-// and keeps its range again once arrivals pause for as long as it would
-// run, or when the job before it has left.
+// or a pass within it saw one job alone, a pending job that cannot give GPUs
+// back starts at the count it asked, and keeps its range again once
+// arrivals pause for as long as it would run.
 #include "check_cxx.hpp"
 
 #include "planner/arrival_guard.hpp"
@@ -65,11 +65,18 @@ START_TEST(test_a_batch_seen_at_once_keeps_its_ranges)
 	in.jobs = { moldable(1, 0), moldable(2, 0) };
 	ArrivalGuard g;
 	ck_assert(g.guarded(in).empty());
-	// The plan widens a lone job onto the idle node.
+	// A job alone may be the first of a stream: the plan starts it at
+	// the 2 GPUs it asked, not on the whole idle node.
 	in.jobs.pop_back();
 	Replanner r;
 	Plan p = r.plan(in);
-	ck_assert_int_eq(p.held_to_ask, 0);
+	ck_assert_int_eq(p.held_to_ask, 1);
+	ck_assert_int_eq(p.now.size(), 1);
+	ck_assert_int_eq(p.now[0].gpus, 2);
+	// Without the guard it widens it.
+	Replanner blind;
+	in.arrival_guard = false;
+	p = blind.plan(in);
 	ck_assert_int_eq(p.now.size(), 1);
 	ck_assert_int_eq(p.now[0].gpus, 4);
 }
@@ -81,7 +88,7 @@ START_TEST(test_arrivals_at_two_passes_hold_a_job_to_its_ask)
 	PlanInput first = idle_node(0);
 	first.free_per_node = { 0 }; // something outside the plan holds the node
 	first.jobs = { moldable(1, 0) };
-	ck_assert_int_eq(r.plan(first).held_to_ask, 0);
+	ck_assert_int_eq(r.plan(first).held_to_ask, 1); // alone at its pass
 	PlanInput second = idle_node(2);
 	second.jobs = { moldable(1, 0), moldable(2, 2) };
 	Plan p = r.plan(second);
@@ -120,30 +127,37 @@ START_TEST(test_arrivals_pausing_for_a_jobs_run_release_it)
 	ArrivalGuard g;
 	PlanInput in = second_pass(g, 2);
 	ck_assert_int_eq(g.guarded(in).size(), 2);
-	// Its run at its ask is 50 s: arrivals at 0 and 2 still count at 49 s.
-	in.now_s = 49;
-	ck_assert_int_eq(g.guarded(in).size(), 2);
+	// Its run at its ask is 50 s: the arrival at 2 (alone) still counts
+	// at 51 s.
 	in.now_s = 51;
+	ck_assert_int_eq(g.guarded(in).size(), 2);
+	in.now_s = 53;
 	ck_assert(g.guarded(in).empty());
 	// A shorter job is released sooner: 10 s at its ask.
 	ArrivalGuard h;
 	in = second_pass(h, 2);
 	in.jobs[1].remaining_epochs = 2;
 	h.guarded(in);
-	in.now_s = 11;
+	in.now_s = 13;
 	std::vector<ArrivalGuard::Held> held = h.guarded(in);
 	ck_assert_int_eq(held.size(), 1);
 	ck_assert_int_eq(held[0].job, 0);
 }
 END_TEST
 
-START_TEST(test_a_job_submitted_after_the_one_before_ended_keeps_its_range)
+START_TEST(test_a_job_arriving_alone_is_held_until_arrivals_pause)
 {
-	// One user's runs in sequence: the first has left the plan's input
-	// when the second arrives, so they never compete.
+	// The first job has left the plan's input when the second arrives:
+	// alone at its pass, the second may still be the first of a stream.
+	// Once nothing arrived for its run (50 s at its ask) it keeps its
+	// range.
 	ArrivalGuard g;
 	PlanInput in = second_pass(g, 8);
 	in.jobs.erase(in.jobs.begin());
+	ck_assert_int_eq(g.guarded(in).size(), 1);
+	in.now_s = 57;
+	ck_assert_int_eq(g.guarded(in).size(), 1);
+	in.now_s = 59;
 	ck_assert(g.guarded(in).empty());
 	// With the first still running, the second is guarded.
 	ArrivalGuard h;
@@ -194,8 +208,8 @@ START_TEST(test_time_going_back_starts_a_new_history)
 	in.jobs.push_back(moldable(2, 102));
 	ck_assert_int_eq(g.guarded(in).size(), 2);
 	in.now_s = 0; // a new run (omru-sim compare reuses nothing, but a caller may)
-	in.jobs = { moldable(7, 0) };
-	ck_assert(g.guarded(in).empty());
+	in.jobs = { moldable(7, 0), moldable(8, 0) };
+	ck_assert(g.guarded(in).empty()); // a batch at its first pass
 }
 END_TEST
 
@@ -229,7 +243,7 @@ int main()
 	tcase_add_test(tc, test_arrivals_at_two_passes_hold_a_job_to_its_ask);
 	tcase_add_test(tc, test_a_job_that_can_give_gpus_back_keeps_its_range);
 	tcase_add_test(tc, test_arrivals_pausing_for_a_jobs_run_release_it);
-	tcase_add_test(tc, test_a_job_submitted_after_the_one_before_ended_keeps_its_range);
+	tcase_add_test(tc, test_a_job_arriving_alone_is_held_until_arrivals_pause);
 	tcase_add_test(tc, test_off_or_without_a_choice_nothing_is_guarded);
 	tcase_add_test(tc, test_time_going_back_starts_a_new_history);
 	tcase_add_test(tc, test_hold_to_ask_keeps_only_the_asked_option);

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <limits>
+#include <set>
 
 #include "planner/reference.hpp" // asked_option
 
@@ -17,6 +18,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 void ArrivalGuard::forget()
 {
 	first_seen_.clear();
+	arrivals_.clear();
 	last_now_s_ = -kInf;
 }
 
@@ -27,11 +29,22 @@ std::vector<ArrivalGuard::Held> ArrivalGuard::guarded(const PlanInput &in)
 		forget();
 	last_now_s_ = now;
 	std::map<long, double> seen;
+	int fresh = 0;
 	for (const PlanJob &pj : in.jobs) {
 		auto known = first_seen_.find(pj.id);
+		fresh += known == first_seen_.end();
 		seen.emplace(pj.id, known != first_seen_.end() ? known->second : now);
 	}
 	first_seen_ = std::move(seen);
+	// How many jobs each pass first saw, counted then: the last job of a
+	// batch still here is not a job that arrived alone.
+	if (fresh > 0)
+		arrivals_[now] += fresh;
+	std::set<double> passes;
+	for (const auto &[id, t] : first_seen_)
+		passes.insert(t);
+	for (auto it = arrivals_.begin(); it != arrivals_.end();)
+		it = passes.count(it->first) ? std::next(it) : arrivals_.erase(it);
 	// The latest two passes that first saw a job still here, and how many
 	// jobs the latest one saw.
 	double latest = -kInf, before = -kInf;
@@ -44,12 +57,10 @@ std::vector<ArrivalGuard::Held> ArrivalGuard::guarded(const PlanInput &in)
 		}
 	}
 
-	int at_latest = 0;
-	for (const auto &[id, t] : first_seen_)
-		at_latest += t == latest;
 	// One job alone at its pass is the first of a stream as far as
 	// anyone can tell; several at once are a batch.
-	const bool lone = at_latest == 1;
+	auto at_latest = arrivals_.find(latest);
+	const bool lone = at_latest != arrivals_.end() && at_latest->second == 1;
 	std::vector<Held> out;
 	if (!in.arrival_guard || (!std::isfinite(before) && !lone))
 		return out;

@@ -66,6 +66,8 @@ class ArrivalGuard {
 
 	// When the jobs of the last input were first seen, by PlanJob::id.
 	std::map<long, double> first_seen_;
+	// How many jobs each pass of first_seen_ first saw, at that pass.
+	std::map<double, int> arrivals_;
 	double last_now_s_;
 };
 

@@ -65,6 +65,12 @@ START_TEST(test_a_batch_seen_at_once_keeps_its_ranges)
 	in.jobs = { moldable(1, 0), moldable(2, 0) };
 	ArrivalGuard g;
 	ck_assert(g.guarded(in).empty());
+	// The batch's last job still here did not arrive alone.
+	in.now_s = 5;
+	in.jobs.erase(in.jobs.begin());
+	ck_assert(g.guarded(in).empty());
+	in.now_s = 0;
+	in.jobs = { moldable(1, 0), moldable(2, 0) };
 	// A job alone may be the first of a stream: the plan starts it at
 	// the 2 GPUs it asked, not on the whole idle node.
 	in.jobs.pop_back();

@@ -161,7 +161,7 @@ void ReferenceShadow::catch_up(const PlanInput &in, double now, const std::map<l
 			    !clearly_less(now, s.next.start_s))
 				t = std::min(t, s.next.start_s);
 		if (!(t < kInf))
-			return;
+			break;
 		end_runs_by(t);
 		if (clearly_less(planned_at_s_, t)) {
 			plan_from(in, t, input_of);
@@ -169,7 +169,7 @@ void ReferenceShadow::catch_up(const PlanInput &in, double now, const std::map<l
 		}
 		start_planned(in, t);
 	}
-	start_planned(in, now);
+	start_planned(in, now); // past the cap: the last reference's starts stand
 	end_runs_by(now);
 }
 

@@ -652,6 +652,18 @@ on_exit() {
   "$HERE/stop.sh" --state "$STATE" >&2 || true
 }
 
+# check_ports_free: another cluster on the same port base (two test files
+# given one offset, or a second start.sh) makes slurmctld or slurmdbd fail to
+# bind, which shows only as a start that times out.  Say it plainly instead.
+check_ports_free() {
+  command -v ss >/dev/null || return 0
+  local port
+  for port in "$(ctld_port "$PORT_BASE")" "$(dbd_port "$PORT_BASE")"; do
+    [ -z "$(ss -Htln "sport = :$port" 2>/dev/null)" ] ||
+      die "port $port (--port-base=$PORT_BASE) is in use: another cluster on this port base? Each cluster needs its own --port-base"
+  done
+}
+
 main() {
   T0=$EPOCHREALTIME
   parse_args "$@"
@@ -661,6 +673,7 @@ main() {
   # A CI timeout's signal must also run on_exit, which bash only does on exit.
   trap 'exit 130' INT TERM HUP
   prepare_state_dir
+  check_ports_free
 
   CTLD_ADDR=127.0.0.1
   if [ "$NETNS" -gt 0 ]; then

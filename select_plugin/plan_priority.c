@@ -94,17 +94,57 @@ static prio_entry_t *find_entry(prio_entry_t *list, int count, uint32_t job_id)
 	return bsearch(&key, list, count, sizeof(*list), by_job_id);
 }
 
+static uint32_t clamp_priority(double p)
+{
+	return p < 1 ? 1 : p > (double) OMRU_PRIO_MAX ? OMRU_PRIO_MAX : (uint32_t) p;
+}
+
 /*
- * The priority Slurm's own factors give the job: its priority less the
- * plan's part (written with it, outside slurmctld's cycles; multifactor
- * adds it again as the site factor when it recalculates).
+ * priority/multifactor's sum for the job with its own site factor instead
+ * of the plan's: the weighted factors of its last recalculation, as
+ * _get_priority_internal adds them (the same in 22.05 and 24.11).
+ * Subtracting the plan's part from the priority is not enough: a held
+ * job's part is negative (its band is 1..1000, below its own priority),
+ * and when its own factors fall by more than the band leaves (an
+ * account's fair share charged for an ended job: tens of thousands under
+ * PriorityWeightFairshare), multifactor clamps the sum to 1, and "1 less
+ * the part" is the job's old priority -- less its band, which reverses
+ * the plan's order of held jobs in Slurm's order that the reference reads
+ * (fair-share bench, stop 54: two jobs' reference ends +30 s and two
+ * others' -29 s at the first recalculation).  A job in several partitions
+ * has one sum per partition: the part is subtracted then.
+ * RET false when the factors cannot say it.
+ */
+static bool own_from_factors(job_record_t *job_ptr, const prio_entry_t *e, uint32_t *own)
+{
+	if (!job_ptr->prio_factors || job_ptr->part_ptr_list ||
+	    !xstrcasestr(slurm_conf.priority_type, "multifactor"))
+		return false;
+	double p = job_ptr->prio_factors->priority_age + job_ptr->prio_factors->priority_assoc +
+		   job_ptr->prio_factors->priority_fs + job_ptr->prio_factors->priority_js +
+		   job_ptr->prio_factors->priority_part + job_ptr->prio_factors->priority_qos;
+	if (job_ptr->prio_factors->priority_tres)
+		for (uint32_t i = 0; i < job_ptr->prio_factors->tres_cnt; i++)
+			p += job_ptr->prio_factors->priority_tres[i];
+	p += (double) ((int64_t) e->own_site - NICE_OFFSET) -
+	     (double) ((int64_t) job_ptr->prio_factors->nice - NICE_OFFSET);
+	*own = clamp_priority(p);
+	return true;
+}
+
+/*
+ * The priority Slurm's own factors give the job: under multifactor, its
+ * factors' sum with its own site factor; otherwise its priority less the
+ * plan's part (priority/basic never recalculates).
  */
 static uint32_t own_priority(job_record_t *job_ptr, const prio_entry_t *e)
 {
+	uint32_t own;
 	if (!e)
 		return job_ptr->priority;
-	int64_t p = (int64_t) job_ptr->priority - e->part;
-	return p < 1 ? 1 : p > (int64_t) OMRU_PRIO_MAX ? OMRU_PRIO_MAX : (uint32_t) p;
+	if (own_from_factors(job_ptr, e, &own))
+		return own;
+	return clamp_priority((double) ((int64_t) job_ptr->priority - e->part));
 }
 
 /* Caller holds plan_lock. */

@@ -77,8 +77,8 @@
 #        from the first submission; jobs still queued then are cancelled
 #        and listed), OMRU_BENCH_OUT (/tmp/omru-slurm-fairshare.DATE),
 #        OMRU_BENCH_SPREAD_COST (1.3), OMRU_BENCH_OBJECTIVE (jct)
-# One run takes ~5 minutes (two clusters one after the other, ~2 minutes
-# of jobs each; 295-315 s on a 2-core machine).
+# One run takes ~6 minutes (two clusters one after the other, ~2 minutes
+# of jobs each, and up to a minute each for recalc_phase).
 set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 case ${1:-} in
@@ -173,6 +173,22 @@ accounts() {
   return 1
 }
 
+# recalc_phase: waits until 2 s after priority/multifactor's next
+# recalculation, which comes when slurmctld starts and every
+# PriorityCalcPeriod (60 s here) after (its decay thread).  Both runs then
+# submit at the same phase of it, and see the fair-share charge of their
+# first ended jobs reorder the queue at the same offset: without it, the
+# backfill run's order changed up to a minute earlier or later than
+# omru's, and per-job ratios measured that (stop 54: heavy's jobs started
+# 19 s sooner under backfill for it alone).
+recalc_phase() {
+  local pid e
+  pid=$(CLUSTER_DIR=$state; cluster_daemons; daemon_pid slurmctld) || return 0
+  e=$(ps -o etimes= -p "$pid" 2>/dev/null | tr -d ' ') || true
+  [[ $e =~ ^[0-9]+$ ]] || return 0
+  sleep $(( (62 - e % 60) % 60 ))
+}
+
 # run_sched NAME SELECT_TYPE [START_ARGS...]: start a cluster, the accounts,
 # submit the mix one job every $gap s, wait (at most $timeout s from the
 # first submission); sets FAILED, STUCK, REFUSED, PLUGIN_ERRORS, writes
@@ -183,6 +199,7 @@ run_sched() {
   bench_cluster_up "$select" --priority fairshare --nodes "$nodes" \
     --gpus-per-node "$gpn" "$@"
   accounts
+  recalc_phase
   t0=$(date +%s.%N)
   local jname acct model epochs gpus moldable limit _
   while IFS=, read -r jname acct model epochs gpus moldable limit _; do

@@ -43,6 +43,7 @@ omru::controller::PlanSettings settings_of(const omru::controller::OmruConf &c)
 	s.arrival_guard = c.arrival_guard;
 	s.max_pending = static_cast<size_t>(c.max_pending_planned);
 	s.correction_margin = c.correction_margin;
+	s.start_overhead_s = c.start_overhead_s;
 	s.spread_cost = c.spread_cost;
 	s.cpus_per_gpu = c.cpus_per_gpu;
 	s.loader_cpus = c.loader_cpus;

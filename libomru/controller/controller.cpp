@@ -221,7 +221,10 @@ std::string Controller::learn_runtime(const JobEnd &e, const ColocationBook::See
 	// A resized job's last run did part of the epochs: not comparable.
 	if (!e.completed || e.resized || !(e.epochs > 0) || !(work_s > 0))
 		return "";
-	double real = work_s / e.epochs;
+	// Its launch as the plan priced it is no part of its epochs
+	// (start_overhead.hpp); at most half its work.
+	const double launch = start_overhead_of(e.uid);
+	double real = std::max(work_s - launch, 0.5 * work_s) / e.epochs;
 	SpeedBook &book = books_.for_user(e.uid);
 	int gpn = 1, nodes = e.nodes;
 	const ProfileTable *t = book.profiles();
@@ -244,6 +247,10 @@ std::string Controller::learn_runtime(const JobEnd &e, const ColocationBook::See
 		    !line.empty())
 			return line;
 	predicted *= neighbours;
+	// What its epochs at the predicted time leave of its work, within the
+	// margin, is its user's launch (start_overhead.hpp).
+	if (settings_.start_overhead_s < 0 && predicted > 0)
+		starts_.add(e.uid, work_s, e.epochs * predicted, settings_.correction_margin);
 	bool off = !(predicted > 0) ||
 		   std::abs(real / predicted - 1) > settings_.correction_margin;
 	if (!off)
@@ -378,7 +385,7 @@ void Controller::plan(const Snapshot &snap, double time_cap_ms)
 			if (auto line = resizes_.note_resumed(j.job_id, j.resumed_at_s, snap.now_s))
 				notes_.push_back(std::move(*line));
 	}
-	BuiltInput b = build_plan_input(snap, book_for, st, &resizes_);
+	BuiltInput b = build_plan_input(snap, book_for, st, &resizes_, &starts_);
 	for (const auto &u : b.unpriced)
 		if (unpriced_logged_.insert(u).second)
 			notes_.push_back("the profile rows of user " + std::to_string(u.first) +

@@ -251,6 +251,14 @@ const std::vector<Key> &keys()
 		  [](std::string_view v, size_t, OmruConf &c, Seen &) {
 			  return number_in(v, 0, 86400, c.restart_overhead_s, "seconds");
 		  } },
+		{ "StartOverhead",
+		  [](std::string_view v, size_t, OmruConf &c, Seen &) {
+			  if (lower(v) == "auto") {
+				  c.start_overhead_s = -1;
+				  return std::string();
+			  }
+			  return number_in(v, 0, 3600, c.start_overhead_s, "auto or seconds");
+		  } },
 		{ "ResizeMargin",
 		  [](std::string_view v, size_t, OmruConf &c, Seen &) {
 			  return number_in(v, 0, 10, c.resize_margin, "a fraction");
@@ -458,6 +466,7 @@ std::string format_omru_conf(const OmruConf &c)
 	s += std::string(" Elastic=") + (c.elastic ? "yes" : "no");
 	s += " ElasticGrace=" + fmt(c.elastic_grace_s);
 	s += " RestartOverhead=" + fmt(c.restart_overhead_s);
+	s += " StartOverhead=" + (c.start_overhead_s < 0 ? std::string("auto") : fmt(c.start_overhead_s));
 	s += " ResizeMargin=" + fmt(c.resize_margin);
 	s += std::string(" PhaseAware=") + (c.phase_aware ? "yes" : "no");
 	s += " PhaseThreshold=" + fmt(c.phase_threshold);

@@ -40,6 +40,7 @@ struct OmruConf {
 	bool elastic = true;                    // Elastic=: resize --omru-elastic jobs
 	double elastic_grace_s = 300;           // ElasticGrace=, 5..86400 seconds
 	double restart_overhead_s = 60;         // RestartOverhead=, 0..86400 (until measured)
+	double start_overhead_s = -1;           // StartOverhead=: -1 auto (learned), 0..3600
 	double resize_margin = 0.1;             // ResizeMargin=, 0..10
 	bool phase_aware = true;                // PhaseAware=: shrink late-phase jobs to admit
 	double phase_threshold = 0.5;           // PhaseThreshold=, 0..1 (training_phase.hpp)

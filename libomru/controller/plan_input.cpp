@@ -74,9 +74,9 @@ using LimitedKey = std::tuple<int, double, int, int>;
 class Builder {
     public:
 	Builder(const Snapshot &s, const BookFor &book_for, const PlanSettings &st,
-		const ResizeBook *resizes)
+		const ResizeBook *resizes, const StartOverheadBook *starts = nullptr)
 		: snap_(s), book_for_(book_for), settings_(st),
-		  resizes_(st.elastic ? resizes : nullptr)
+		  resizes_(st.elastic ? resizes : nullptr), starts_(starts)
 	{
 	}
 	BuiltInput build();
@@ -135,11 +135,23 @@ class Builder {
 	void add_held(const JobSnap &j, const Resize &r);
 	// Epochs left after `done_now` more of this run.
 	double epochs_left(const JobSnap &j, double done_now = 0) const;
+	// Seconds from the job's start to its first progress: StartOverhead=,
+	// or its user's learned one (start_overhead.hpp); 0 for jobs that are
+	// not OMRU jobs (their time limit is their whole run).
+	double start_overhead(const JobSnap &j) const
+	{
+		if (!j.omru)
+			return 0;
+		if (settings_.start_overhead_s >= 0)
+			return settings_.start_overhead_s;
+		return starts_ ? starts_->of(j.uid) : 0;
+	}
 
 	const Snapshot &snap_;
 	const BookFor &book_for_;
 	const PlanSettings &settings_;
 	const ResizeBook *resizes_;
+	const StartOverheadBook *starts_;
 	int nodes_ = 0, gpn_ = 1, total_ = 0;
 	// Pricing every spread of every count costs the most: done once per
 	// CurveKey, then limited per job (cheap).
@@ -509,17 +521,20 @@ void Builder::add_running(const JobSnap &j)
 		unpriceable(j, m);
 		m = -1;
 	}
+	// Its launch first (an OMRU job priced by its profile).
+	const double launch = m >= 0 && spans ? start_overhead(j) : 0;
 	if (m >= 0 && spans) {
 		pj.epoch_s = e;
 		pj.epochs_at_progress_start = epochs_left(j);
-		end = j.start_s + pj.epochs_at_progress_start * pj.epoch_s;
-		left_now = epochs_left(j, std::max(0.0, snap_.now_s - j.start_s) / pj.epoch_s);
+		end = j.start_s + launch + pj.epochs_at_progress_start * pj.epoch_s;
+		left_now = epochs_left(j, std::max(0.0, snap_.now_s - j.start_s - launch) /
+						  pj.epoch_s);
 	} else {
 		pj.epoch_s = runtime_of(j);
 		pj.epochs_at_progress_start = 1;
 		end = j.start_s + pj.epoch_s;
 	}
-	pj.progress_start_s = j.start_s;
+	pj.progress_start_s = j.start_s + launch;
 	if (end < snap_.now_s + kOverdueMinS) {
 		pj.progress_start_s = snap_.now_s;
 		pj.epochs_at_progress_start = 1;
@@ -548,6 +563,7 @@ void Builder::add_pending(const JobSnap &j)
 	pj.curve = c;
 	pj.submit_s = j.submit_s;
 	pj.remaining_epochs = m >= 0 ? epochs_left(j) : 1;
+	pj.start_overhead_s = m >= 0 ? start_overhead(j) : 0;
 	// Once started (in the plan), only an elastic job may grow.
 	pj.resizable = resizes_ && j.elastic;
 	if (pj.resizable)
@@ -703,9 +719,10 @@ const SpeedModel *SpeedBook::model_for(int nodes, int gpus_per_node)
 }
 
 BuiltInput build_plan_input(const Snapshot &snap, const BookFor &book_for,
-			    const PlanSettings &settings, const ResizeBook *resizes)
+			    const PlanSettings &settings, const ResizeBook *resizes,
+			    const StartOverheadBook *starts)
 {
-	return Builder(snap, book_for, settings, resizes).build();
+	return Builder(snap, book_for, settings, resizes, starts).build();
 }
 
 BuiltInput build_plan_input(const Snapshot &snap, SpeedBook &book,

@@ -37,6 +37,7 @@
 
 #include "controller/pipeline_gains.hpp"
 #include "controller/resize_book.hpp"
+#include "controller/start_overhead.hpp"
 #include "controller/snapshot.hpp"
 #include "profile/profile_table.hpp"
 #include "profile/speed_model.hpp"
@@ -79,6 +80,11 @@ struct PlanSettings {
 	// pending job is given a count whose runtime, this much longer, would
 	// pass its time limit.
 	double correction_margin = 0.25;
+	// StartOverhead=: seconds from a job's start to its first progress,
+	// added to every OMRU job's run (planner PlanJob::start_overhead_s);
+	// < 0: each user's, learned from their completed jobs
+	// (start_overhead.hpp), 0 until learned.
+	double start_overhead_s = -1;
 	// SpreadCost=: a spread nobody measured costs this per extra node
 	// (speed_model.hpp); also what spreading a job without a profile costs.
 	double spread_cost = kDefaultSpreadCost;
@@ -154,9 +160,12 @@ using BookFor = std::function<SpeedBook &(uint32_t uid)>;
 // above the cluster) are left out rather than failing the whole plan.
 // IN resizes: resizes under way and restart costs; nullptr: no job is
 //    resized (the plan has no GPU reuse).
+// IN starts: the users' learned start overheads (PlanSettings::
+//    start_overhead_s < 0); nullptr: none learned.
 BuiltInput build_plan_input(const Snapshot &snap, const BookFor &book_for,
 			    const PlanSettings &settings,
-			    const ResizeBook *resizes = nullptr);
+			    const ResizeBook *resizes = nullptr,
+			    const StartOverheadBook *starts = nullptr);
 // Every user's jobs priced by one book.
 BuiltInput build_plan_input(const Snapshot &snap, SpeedBook &book,
 			    const PlanSettings &settings);

@@ -104,6 +104,12 @@ struct PlanJob {
 	// How it interferes (PlanInput::slowdown): an index into it, -1 for a
 	// job the plan does not price (it neither slows nor is slowed).
 	int kind = -1;
+	// Pending: seconds from its start to its first progress (the job's
+	// launch, its framework's start, its first data: what its user's
+	// jobs were measured to take, controller/start_overhead.hpp), at any
+	// GPU count.  The plan and the reference both add it to its run, so
+	// a chain of starts is priced as it will run.  0: none.
+	double start_overhead_s = 0;
 	// Pending: the GPU count its user asked (--gpus), what Slurm's own
 	// policy runs it at (planner/reference.hpp); 0: none asked, the job
 	// has no reference bound.

@@ -793,7 +793,7 @@ void PlanRun::start(int k, int pos, const NodeCounts &packed)
 	if (record_ && t_ == in_.now_s)
 		out_.now.push_back({ Action::Kind::Start, job, c.gpus, where });
 	run_segment(job, option, std::move(where), e,
-		    in_.jobs[job].remaining_epochs, t_);
+		    in_.jobs[job].remaining_epochs, t_ + in_.jobs[job].start_overhead_s);
 	set_resizable_from(job, in_.jobs[job].resizable ? t_ : kInf);
 	int i = static_cast<int>(std::lower_bound(c.pos.begin(), c.pos.end(), pos) -
 				 c.pos.begin());
@@ -963,8 +963,8 @@ bool PlanRun::earliest_fit(int job, int gpus, int set, double &at, NodeCounts &w
 
 double PlanRun::end_if_started(int job, const NodeCounts &packed) const
 {
-	return t_ + in_.jobs[job].remaining_epochs *
-			    curve(job).epoch_s[c_.option[job]][packed.size()];
+	return t_ + in_.jobs[job].start_overhead_s +
+	       in_.jobs[job].remaining_epochs * curve(job).epoch_s[c_.option[job]][packed.size()];
 }
 
 bool PlanRun::held_off(int pos, int job, const NodeCounts &packed) const

@@ -596,6 +596,8 @@ void check_plan_input(const PlanInput &in)
 		if (!(pj.remaining_epochs >= 0) || !std::isfinite(pj.remaining_epochs) ||
 		    !std::isfinite(pj.submit_s))
 			bad(name + ": remaining epochs and submit time must be finite, work >= 0");
+		if (!(pj.start_overhead_s >= 0) || !std::isfinite(pj.start_overhead_s))
+			bad(name + ": start overhead must be finite and >= 0");
 		const NodeNeed &nd = pj.need;
 		for (double v : { nd.cpus_min, nd.cpus_per_gpu, nd.mem_min, nd.mem_per_gpu,
 				  nd.mem_per_cpu })
@@ -656,7 +658,8 @@ Plan plan_once(const PlanInput &in, const PlanChoice &keep,
 		const SpeedCurve &cv = in.curves[pj.curve];
 		PendingJob p{ static_cast<int>(j), {}, {}, {} };
 		for (size_t i = 0; i < cv.gpus.size(); i++) {
-			double r = pj.remaining_epochs * cv.packed(i, in.gpus_per_node);
+			double r = pj.start_overhead_s +
+				   pj.remaining_epochs * cv.packed(i, in.gpus_per_node);
 			p.runtime_s.push_back(r);
 			p.area.push_back(r * cv.gpus[i]);
 		}

@@ -245,6 +245,7 @@ void ReferenceShadow::plan_from(const PlanInput &in, double t, const std::map<lo
 		q.curve = pj.curve;
 		q.submit_s = pj.submit_s;
 		q.remaining_epochs = seen.work;
+		q.start_overhead_s = pj.start_overhead_s;
 		q.node_set = pj.node_set;
 		q.asked_gpus = pj.asked_gpus;
 		q.priority = pj.priority;

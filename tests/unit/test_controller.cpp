@@ -511,6 +511,39 @@ START_TEST(test_controller_prices_spreads_at_the_configured_cost)
 }
 END_TEST
 
+// Three completed 2-GPU resnet jobs of uid 7 that each ran 4 s past their
+// 10 x 52 s: uid 7's next job is priced with its 4 s launch, uid 8's
+// without; StartOverhead=0 prices neither.
+START_TEST(test_controller_learns_each_users_launch)
+{
+	auto plan_two = [](Controller &c) {
+		Snapshot s = two_nodes_of_4();
+		s.jobs.push_back(omru_job(1, 0, 2, 2, 10, { 0, 1 }));
+		s.jobs.back().uid = 7;
+		s.jobs.push_back(omru_job(2, 0, 2, 2, 10, { 0, 1 }));
+		s.jobs.back().uid = 8;
+		c.plan(s);
+		return std::make_pair(c.lookup(1)->runtime_s, c.lookup(2)->runtime_s);
+	};
+	for (double overhead : { -1.0, 0.0 }) {
+		PlanSettings st;
+		st.start_overhead_s = overhead;
+		Controller c(profiles(kResnet), st);
+		for (uint32_t id = 10; id < 13; id++) {
+			JobEnd e = ended(id, 7, "resnet", "");
+			e.completed = true;
+			e.epochs = 10;
+			e.gpus = 2;
+			e.run_s = 10 * 52 + 4;
+			c.job_ended(e, 500);
+		}
+		auto [seven, eight] = plan_two(c);
+		ck_assert_double_eq(seven, overhead < 0 ? 524 : 520);
+		ck_assert_double_eq(eight, 520);
+	}
+}
+END_TEST
+
 START_TEST(test_pending_beyond_the_cap_are_left_out_by_priority)
 {
 	Snapshot s = two_nodes_of_4();
@@ -1118,6 +1151,7 @@ int main(void)
 	tcase_add_test(tc, test_elastic_job_is_resized_only_within_its_limit);
 	tcase_add_test(tc, test_job_without_profile_pays_the_spread_cost_per_node);
 	tcase_add_test(tc, test_controller_prices_spreads_at_the_configured_cost);
+	tcase_add_test(tc, test_controller_learns_each_users_launch);
 	tcase_add_test(tc, test_job_that_cannot_fit_is_unmodelled);
 	tcase_add_test(tc, test_controller_starts_what_fits_and_dates_the_rest);
 	tcase_add_test(tc, test_controller_plan_is_stable_when_nothing_changes);

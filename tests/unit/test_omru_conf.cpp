@@ -221,7 +221,7 @@ START_TEST(test_unknown_key_lists_the_known_ones)
 			    "PlanIntervalMax, PlanTimeMax, CorrectionMargin, SpreadCost, "
 			    "CpusPerGpu, MaxJobGpus, LoaderCpus, "
 			    "PlanRigidJobs, "
-			    "MaxPendingPlanned, Elastic, ElasticGrace, RestartOverhead, "
+			    "MaxPendingPlanned, Elastic, ElasticGrace, RestartOverhead, StartOverhead, "
 			    "ResizeMargin, PhaseAware, PhaseThreshold, LayerProfileDir, "
 			    "ColocationFile, ColocationSignals, "
 			    "PipelineBatch, PipelineGpuMem, LogPlans)");
@@ -234,6 +234,9 @@ START_TEST(test_elastic_keys_are_checked)
 			    "omru.conf:1: Elastic=maybe: must be yes or no");
 	ck_assert(error_of("ElasticGrace=1").find("ElasticGrace=1:") != std::string::npos);
 	ck_assert(error_of("RestartOverhead=-1").find("RestartOverhead=-1:") != std::string::npos);
+	ck_assert(error_of("StartOverhead=-1").find("StartOverhead=-1:") != std::string::npos);
+	ck_assert(error_of("StartOverhead=3601").find("StartOverhead=3601:") != std::string::npos);
+	ck_assert(error_of("StartOverhead=soon").find("auto or seconds") != std::string::npos);
 	ck_assert(error_of("ResizeMargin=11").find("ResizeMargin=11:") != std::string::npos);
 	ck_assert(error_of("PhaseThreshold=1.5").find("PhaseThreshold=1.5:") != std::string::npos);
 	ck_assert(error_of("PhaseAware=maybe").find("must be yes or no") != std::string::npos);
@@ -270,7 +273,7 @@ START_TEST(test_include_is_an_unknown_key)
 			    "PlanIntervalMax, PlanTimeMax, CorrectionMargin, SpreadCost, "
 			    "CpusPerGpu, MaxJobGpus, LoaderCpus, "
 			    "PlanRigidJobs, "
-			    "MaxPendingPlanned, Elastic, ElasticGrace, RestartOverhead, "
+			    "MaxPendingPlanned, Elastic, ElasticGrace, RestartOverhead, StartOverhead, "
 			    "ResizeMargin, PhaseAware, PhaseThreshold, LayerProfileDir, "
 			    "ColocationFile, ColocationSignals, "
 			    "PipelineBatch, PipelineGpuMem, LogPlans)");
@@ -568,7 +571,7 @@ START_TEST(test_format_writes_every_key_at_its_default)
 			    "StateDir=(default) PlanIntervalMin=1 PlanIntervalMax=30 "
 			    "PlanTimeMax=200 CpusPerGpu=0 MaxJobGpus=0 LoaderCpus=no PlanRigidJobs=yes "
 			    "MaxPendingPlanned=5000 LogPlans=no CorrectionMargin=0.25 "
-			    "SpreadCost=1.25 Elastic=yes ElasticGrace=300 RestartOverhead=60 "
+			    "SpreadCost=1.25 Elastic=yes ElasticGrace=300 RestartOverhead=60 StartOverhead=auto "
 			    "ResizeMargin=0.1 "
 			    "PhaseAware=yes PhaseThreshold=0.5 LayerProfileDir=(none) "
 			    "PipelineBatch=32 PipelineGpuMem=0 ColocationFile=(none) "
@@ -585,7 +588,7 @@ START_TEST(test_format_writes_the_values_read)
 			    "PlanIntervalMax=86400\nPlanTimeMax=12345.678\nCpusPerGpu=4\n"
 			    "MaxJobGpus=16\nLoaderCpus=yes\nPlanRigidJobs=no\nMaxPendingPlanned=1000000\nLogPlans=yes\n"
 			    "CorrectionMargin=0.5\nSpreadCost=1.5\nElastic=no\nElasticGrace=45\n"
-			    "RestartOverhead=0\nResizeMargin=0.25\nPhaseAware=no\n"
+			    "RestartOverhead=0\nStartOverhead=12.5\nResizeMargin=0.25\nPhaseAware=no\n"
 			    "PhaseThreshold=0.25\nLayerProfileDir=/etc/slurm/layers\n"
 			    "PipelineBatch=64\nPipelineGpuMem=15.5\n"
 			    "ColocationFile=/etc/slurm/pairs.csv\n"
@@ -597,7 +600,7 @@ START_TEST(test_format_writes_the_values_read)
 			    "PlanIntervalMax=86400 PlanTimeMax=12345.678 CpusPerGpu=4 "
 			    "MaxJobGpus=16 LoaderCpus=yes PlanRigidJobs=no MaxPendingPlanned=1000000 LogPlans=yes "
 			    "CorrectionMargin=0.5 SpreadCost=1.5 Elastic=no ElasticGrace=45 "
-			    "RestartOverhead=0 "
+			    "RestartOverhead=0 StartOverhead=12.5 "
 			    "ResizeMargin=0.25 PhaseAware=no PhaseThreshold=0.25 "
 			    "LayerProfileDir=/etc/slurm/layers PipelineBatch=64 PipelineGpuMem=15.5 "
 			    "ColocationFile=/etc/slurm/pairs.csv "

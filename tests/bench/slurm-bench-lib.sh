@@ -60,7 +60,14 @@ bench_setup() {
     { $3 = sprintf("%.6f", $3 * s); print }' "$top/data/profiles-t4.csv" >"$work/profiles.t4.csv"
   profiles_with_spreads "$work/profiles.t4.csv" "$work/profiles.csv" \
     "${OMRU_BENCH_SPREAD_COST:-1.3}"
-  echo "required $build/spank/.libs/spank_omru.so run_dir=$work/run" >"$work/plugstack.conf"
+  # The plugins from a copy, as tests/integration/lib.sh takes them: a
+  # `make` while a bench runs relinks the build tree's .so files under its
+  # daemons (a limits bench died so, sacct left with End=Unknown).
+  mkdir -p "$work/plugins"
+  cp "$build"/select_plugin/.libs/*.so "$build/spank/.libs/spank_omru.so" "$work/plugins/"
+  chmod 755 "$work/plugins"
+  chmod 644 "$work/plugins"/*.so
+  echo "required $work/plugins/spank_omru.so run_dir=$work/run" >"$work/plugstack.conf"
   printf '%s\n' "Objective=${OMRU_BENCH_OBJECTIVE:-makespan}" "ProfileFile=$work/profiles.csv" \
     CpusPerGpu=1 "$@" \
     >"$work/omru.conf"
@@ -114,14 +121,14 @@ sdiag_field() {
 
 # bench_cluster_up SELECT_TYPE [START_ARGS...]: starts the bench's cluster
 # in $state (port base $port, job ids from it as lib.sh's cluster_up picks
-# them, the plugins of $build, $work's plugstack.conf and omru.conf, then
+# them, the plugins copied from $build, $work's plugstack.conf and omru.conf, then
 # START_ARGS for start.sh) and sources its env.sh.
 bench_cluster_up() {
   local select=$1
   shift
   mkdir -p "$state"
   "$top/scripts/cluster/start.sh" --state "$state" --select-type "$select" \
-    --plugin-dir "$build/select_plugin/.libs" --plugstack "$work/plugstack.conf" \
+    --plugin-dir "$work/plugins" --plugstack "$work/plugstack.conf" \
     --omru-conf "$work/omru.conf" --port-base "$port" \
     --first-job-id $((port % 10000 * 10 + 1)) "$@" >/dev/null
   # shellcheck disable=SC1091

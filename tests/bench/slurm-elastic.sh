@@ -82,7 +82,7 @@ run_batch() {
   sed -i '/^Elastic=/d' "$work/omru.conf"
   echo "Elastic=$elastic" >>"$work/omru.conf"
   "$top/scripts/cluster/start.sh" --state "$state" --select-type "$select" \
-    --plugin-dir "$build/select_plugin/.libs" --plugstack "$work/plugstack.conf" \
+    --plugin-dir "$work/plugins" --plugstack "$work/plugstack.conf" \
     --omru-conf "$work/omru.conf" --port-base "$port" >/dev/null
   # shellcheck disable=SC1091
   . "$state/env.sh"

@@ -55,7 +55,7 @@ run() {
   mkdir -p "$state" "$work/out-$mode"
   chmod 777 "$work/out-$mode"
   "$top/scripts/cluster/start.sh" --state "$state" --select-type select/omru_cons_tres \
-    --plugin-dir "$build/select_plugin/.libs" --plugstack "$work/plugstack.conf" \
+    --plugin-dir "$work/plugins" --plugstack "$work/plugstack.conf" \
     --omru-conf "$work/omru.conf" --port-base "$port" >/dev/null
   # shellcheck disable=SC1091
   . "$state/env.sh"

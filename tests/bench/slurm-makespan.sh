@@ -45,7 +45,7 @@ run_batch() {
   local name=$1 select=$2 mode=$3 ids=() id t0 hold=()
   mkdir -p "$state"
   "$top/scripts/cluster/start.sh" --state "$state" --select-type "$select" \
-    --plugin-dir "$build/select_plugin/.libs" --plugstack "$work/plugstack.conf" \
+    --plugin-dir "$work/plugins" --plugstack "$work/plugstack.conf" \
     --omru-conf "$work/omru.conf" --port-base "$port" >/dev/null
   # shellcheck disable=SC1091
   . "$state/env.sh"

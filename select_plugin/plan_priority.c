@@ -57,12 +57,16 @@ typedef struct {
 	int64_t part; /* written: target less its own priority then */
 } prio_entry_t;
 
+static bool multifactor(void)
+{
+	return xstrcasestr(slurm_conf.priority_type, "multifactor") != NULL;
+}
+
 /* The starts band's top: priority/multifactor adds a site factor of at
  * most 2^31 - 1 to the job's own priority, basic adds nothing. */
 static uint32_t start_top(void)
 {
-	return xstrcasestr(slurm_conf.priority_type, "multifactor") ?
-		       0x7fffffffU : OMRU_PRIO_MAX;
+	return multifactor() ? 0x7fffffffU : OMRU_PRIO_MAX;
 }
 
 /* Under plan_lock, sorted by job_id: the priorities in effect, and the
@@ -117,8 +121,7 @@ static uint32_t clamp_priority(double p)
  */
 static bool own_from_factors(job_record_t *job_ptr, const prio_entry_t *e, uint32_t *own)
 {
-	if (!job_ptr->prio_factors || job_ptr->part_ptr_list ||
-	    !xstrcasestr(slurm_conf.priority_type, "multifactor"))
+	if (!job_ptr->prio_factors || job_ptr->part_ptr_list || !multifactor())
 		return false;
 	double p = job_ptr->prio_factors->priority_age + job_ptr->prio_factors->priority_assoc +
 		   job_ptr->prio_factors->priority_fs + job_ptr->prio_factors->priority_js +

@@ -223,7 +223,7 @@ std::string Controller::learn_runtime(const JobEnd &e, const ColocationBook::See
 		return "";
 	// Its launch as the plan priced it is no part of its epochs
 	// (start_overhead.hpp); at most half its work.
-	const double launch = start_overhead_of(e.uid);
+	const double launch = start_overhead(settings_.start_overhead_s, &starts_, e.uid);
 	double real = std::max(work_s - launch, 0.5 * work_s) / e.epochs;
 	SpeedBook &book = books_.for_user(e.uid);
 	int gpn = 1, nodes = e.nodes;

@@ -202,12 +202,6 @@ class Controller {
 	ResizeBook resizes_;
 	// Each user's launch, learned from their completed jobs.
 	StartOverheadBook starts_;
-	// StartOverhead=, or the user's learned one.
-	double start_overhead_of(uint32_t uid) const
-	{
-		return settings_.start_overhead_s >= 0 ? settings_.start_overhead_s
-						       : starts_.of(uid);
-	}
 	// ColocationFile=: what its neighbours cost each running job so far.
 	ColocationBook colocation_;
 	std::vector<StopRequest> stops_;

@@ -140,11 +140,8 @@ class Builder {
 	// not OMRU jobs (their time limit is their whole run).
 	double start_overhead(const JobSnap &j) const
 	{
-		if (!j.omru)
-			return 0;
-		if (settings_.start_overhead_s >= 0)
-			return settings_.start_overhead_s;
-		return starts_ ? starts_->of(j.uid) : 0;
+		return j.omru ? controller::start_overhead(settings_.start_overhead_s, starts_, j.uid)
+			      : 0;
 	}
 
 	const Snapshot &snap_;

@@ -18,27 +18,24 @@ double StartOverheadBook::add(uint32_t uid, double work_s, double predicted_s, d
 	if (!(sample >= 0) || sample > std::min(margin, kStartOverheadMaxShare) * predicted_s ||
 	    sample > kMaxStartOverheadS)
 		return -1;
-	std::deque<double> &q = samples_[uid];
-	q.push_back(sample);
-	while (q.size() > kStartOverheadSamples)
-		q.pop_front();
+	User &u = users_[uid];
+	u.samples.push_back(sample);
+	while (u.samples.size() > kStartOverheadSamples)
+		u.samples.pop_front();
+	u.median = 0;
+	if (u.samples.size() >= kStartOverheadMinSamples) {
+		std::vector<double> v(u.samples.begin(), u.samples.end());
+		const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+		std::nth_element(v.begin(), mid, v.end());
+		u.median = v.size() % 2 ? *mid : (*mid + *std::max_element(v.begin(), mid)) / 2;
+	}
 	return sample;
 }
 
 double StartOverheadBook::of(uint32_t uid) const
 {
-	auto it = samples_.find(uid);
-	if (it == samples_.end() || it->second.size() < kStartOverheadMinSamples)
-		return 0;
-	std::vector<double> v(it->second.begin(), it->second.end());
-	const std::size_t mid = v.size() / 2;
-	std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
-	double m = v[mid];
-	if (v.size() % 2 == 0) {
-		double below = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
-		m = (m + below) / 2;
-	}
-	return m;
+	auto it = users_.find(uid);
+	return it == users_.end() ? 0 : it->second.median;
 }
 
 } // namespace controller

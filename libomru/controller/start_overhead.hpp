@@ -12,9 +12,9 @@
 // explain: work_s (its run less any profiling) less the epochs at the
 // predicted epoch time.  It counts only when it lies in [0, margin x the
 // prediction] (the correction margin, CorrectionMargin=, at most
-// kStartOverheadMaxShare) and under kMaxStartOverheadS: beyond that it is the epoch time that is off, which
-// corrects the model's curve instead (Controller::learn_runtime), or a job
-// that ran faster than its profile.  A user's overhead is the median of
+// kStartOverheadMaxShare) and under kMaxStartOverheadS: beyond that it is
+// the epoch time that is off, which corrects the model's curve instead
+// (Controller::learn_runtime), or a job that ran faster than its profile.  A user's overhead is the median of
 // their latest kStartOverheadSamples samples, once there are
 // kStartOverheadMinSamples: one user's jobs never move another user's
 // plan.  Kept in memory only: a slurmctld restart learns it again.
@@ -42,14 +42,26 @@ class StartOverheadBook {
 	// predicted `predicted_s`, with the correction margin `margin`.
 	// RET the sample kept, or -1 when it says nothing of the launch.
 	double add(uint32_t uid, double work_s, double predicted_s, double margin);
-	// The user's overhead: the median of their latest samples; 0 with
-	// fewer than kStartOverheadMinSamples.
+	// The user's overhead: the median of their latest samples (kept as
+	// they come: the plan asks for every pending job); 0 with fewer than
+	// kStartOverheadMinSamples.
 	double of(uint32_t uid) const;
-	void clear() { samples_.clear(); }
+	void clear() { users_.clear(); }
 
     private:
-	std::unordered_map<uint32_t, std::deque<double>> samples_;
+	struct User {
+		std::deque<double> samples;
+		double median = 0;
+	};
+	std::unordered_map<uint32_t, User> users_;
 };
+
+// StartOverhead=: `configured` (>= 0) for every job, or (< 0, auto) the
+// user's learned one from `book` (nullptr: none learned).
+inline double start_overhead(double configured, const StartOverheadBook *book, uint32_t uid)
+{
+	return configured >= 0 ? configured : book ? book->of(uid) : 0;
+}
 
 } // namespace controller
 } // namespace omru

@@ -78,8 +78,7 @@ std::vector<ArrivalGuard::Held> ArrivalGuard::guarded(const PlanInput &in)
 		// Two passes with arrivals within its run before now, or one
 		// that saw a job alone (its run as the planner and the
 		// reference price it: packed).
-		const double run = pj.start_overhead_s +
-				   pj.remaining_epochs * cv.packed(option, in.gpus_per_node);
+		const double run = pj.run_s(cv.packed(option, in.gpus_per_node));
 		if (now - before < run || (lone && now - latest < run))
 			out.push_back({ static_cast<int>(j), option });
 	}

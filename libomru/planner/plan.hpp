@@ -110,6 +110,11 @@ struct PlanJob {
 	// GPU count.  The plan and the reference both add it to its run, so
 	// a chain of starts is priced as it will run.  0: none.
 	double start_overhead_s = 0;
+	// Pending: its run if started on a spread of `epoch_s` an epoch.
+	double run_s(double epoch_s) const
+	{
+		return start_overhead_s + remaining_epochs * epoch_s;
+	}
 	// Pending: the GPU count its user asked (--gpus), what Slurm's own
 	// policy runs it at (planner/reference.hpp); 0: none asked, the job
 	// has no reference bound.

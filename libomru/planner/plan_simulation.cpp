@@ -963,8 +963,7 @@ bool PlanRun::earliest_fit(int job, int gpus, int set, double &at, NodeCounts &w
 
 double PlanRun::end_if_started(int job, const NodeCounts &packed) const
 {
-	return t_ + in_.jobs[job].start_overhead_s +
-	       in_.jobs[job].remaining_epochs * curve(job).epoch_s[c_.option[job]][packed.size()];
+	return t_ + in_.jobs[job].run_s(curve(job).epoch_s[c_.option[job]][packed.size()]);
 }
 
 bool PlanRun::held_off(int pos, int job, const NodeCounts &packed) const

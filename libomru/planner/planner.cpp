@@ -658,8 +658,7 @@ Plan plan_once(const PlanInput &in, const PlanChoice &keep,
 		const SpeedCurve &cv = in.curves[pj.curve];
 		PendingJob p{ static_cast<int>(j), {}, {}, {} };
 		for (size_t i = 0; i < cv.gpus.size(); i++) {
-			double r = pj.start_overhead_s +
-				   pj.remaining_epochs * cv.packed(i, in.gpus_per_node);
+			double r = pj.run_s(cv.packed(i, in.gpus_per_node));
 			p.runtime_s.push_back(r);
 			p.area.push_back(r * cv.gpus[i]);
 		}

@@ -106,8 +106,7 @@ class Timeline {
 		const PlanJob &pj = in_.jobs[job];
 		const SpeedCurve &cv = in_.curves[pj.curve];
 		const int g = cv.gpus[option];
-		const double packed = pj.start_overhead_s +
-				      pj.remaining_epochs * cv.packed(option, in_.gpus_per_node);
+		const double packed = pj.run_s(cv.packed(option, in_.gpus_per_node));
 		for (const PoolUse &u : pj.pools)
 			if (!u.fits(g, 0, in_.pool_capacity[u.pool]))
 				return false;
@@ -130,7 +129,7 @@ class Timeline {
 				k++;
 				continue;
 			}
-			double run = pj.start_overhead_s + pj.remaining_epochs * e;
+			double run = pj.run_s(e);
 			if (run > packed) { // spread wider than packed: a longer window
 				std::vector<int> longer = caps_over(pj, k, slots_[k].t + run);
 				bool fits = first_short(pj, g, k, slots_[k].t + run) == slots_.size();

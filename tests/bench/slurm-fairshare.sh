@@ -77,8 +77,9 @@
 #        from the first submission; jobs still queued then are cancelled
 #        and listed), OMRU_BENCH_OUT (/tmp/omru-slurm-fairshare.DATE),
 #        OMRU_BENCH_SPREAD_COST (1.3), OMRU_BENCH_OBJECTIVE (jct)
-# One run takes ~6 minutes (two clusters one after the other, ~2 minutes
-# of jobs each, and up to a minute each for recalc_phase).
+# One run takes ~7 minutes (two clusters one after the other, ~2 minutes
+# of jobs each, and up to a minute each for recalc_phase; 412 s on a
+# 2-core machine).
 set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 case ${1:-} in

@@ -583,6 +583,42 @@ START_TEST(test_a_promoted_job_holds_its_start)
 }
 END_TEST
 
+START_TEST(test_a_late_job_under_its_users_limit_takes_the_count_that_fits)
+{
+	// A user's limit of 2 GPUs; her running job holds 1 of it until
+	// 500 s, and a job outside the plan holds another GPU: 2 are free.
+	// x, hers, asked 2 GPUs (1 epoch: 300 s on 1 GPU, 100 s on 2, so 2
+	// is the cheaper count): room for 2 under her limit comes at 500.
+	// y, another user's, lower priority, asked both free GPUs for 50 s.
+	// The shadow promised x an end at 300 (her jobs held less of the
+	// limit there).  Promoted at its asked count x would end at 600; on
+	// the 1 GPU her limit leaves now it ends at 300, on time, and y waits
+	// for it (y's own bound is far).
+	PlanInput in = cluster(1);
+	in.free_per_node = { 2 };
+	in.pool_capacity = { 2 };
+	SpeedCurve cv;
+	cv.gpus = { 1, 2 };
+	cv.epoch_s = { { 300, 300 }, { 100, 100 } };
+	in.curves = { rigid(1, 1), cv, rigid(2, 1) };
+	PlanJob r = running_on_node0(pending(9, 0, 1, 1), 1, 500, 1, false);
+	PlanJob x = pending(1, 1, 2, 1, 10);
+	r.pools = x.pools = { PoolUse{ 0, 1, 0 } };
+	PlanJob y = pending(2, 2, 2, 0.5, 1);
+	in.jobs = { r, x, y };
+	in.objective = Objective::MeanJct;
+	in.bound.on = true;
+	in.bound.slack = 0;
+	in.bound.slack_s = 0;
+	const std::vector<double> shadow_end = { 500, 300, 1000 };
+	Plan plan = make_plan(in, {}, {}, &shadow_end);
+	ck_assert_int_eq(plan.late, 0);
+	ck_assert_int_eq(plan.jobs[1].segments.front().gpus, 1);
+	ck_assert_double_eq(plan.jobs[1].start_s(), 0);
+	ck_assert_double_eq(plan.jobs[1].end_s(), 300);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("reference");
@@ -595,6 +631,7 @@ int main(void)
 	tcase_add_test(tc, test_asked_count_and_nearest);
 	tcase_add_test(tc, test_pools_hold_a_job_until_room);
 	tcase_add_test(tc, test_a_job_its_limit_blocks_gets_no_reservation);
+	tcase_add_test(tc, test_a_late_job_under_its_users_limit_takes_the_count_that_fits);
 	tcase_add_test(tc, test_deadlines_stretch_the_reference);
 	tcase_add_test(tc, test_unbounded_plan_breaks_what_the_bound_keeps);
 	tcase_add_test(tc, test_the_bound_does_not_count_on_growth);

@@ -231,6 +231,13 @@ Candidate enforce_fairness(const PlanInput &in, Candidate c)
 // Rounds of enforce_bound at most.
 constexpr int kBoundRounds = 8;
 
+// Late jobs best_late_option recounts in one round of enforce_bound at
+// most (the first by Slurm's priority; later rounds take the next): a
+// simulation per count of each, and a site with thousands of capped jobs
+// late in a backlog must not pay thousands of simulations under
+// slurmctld's lock.
+constexpr size_t kRecountJobs = 8;
+
 // (late jobs, their seconds late in all): what a repair of the bound
 // lowers, the count first.
 bool less_late(const Outcome &a, const Outcome &b)
@@ -319,6 +326,11 @@ Candidate enforce_bound(const PlanInput &in, const std::vector<PendingJob> &pend
 		// Newly promoted jobs are tried at their asked count first (the
 		// next round); those it did not repair try the others now.
 		if (!more && !still_late.empty()) {
+			std::sort(still_late.begin(), still_late.end(), [&](int a, int b) {
+				return pending[pending_of[a]].rank < pending[pending_of[b]].rank;
+			});
+			if (still_late.size() > kRecountJobs)
+				still_late.resize(kRecountJobs);
 			for (int job : still_late) {
 				recounted[job] = true;
 				best_late_option(in, pending[pending_of[job]], c, o);

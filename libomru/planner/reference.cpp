@@ -361,6 +361,11 @@ std::vector<double> reference_deadlines(const PlanInput &in, const std::vector<d
 	return deadline;
 }
 
+bool starts_now(const PlanInput &in, const Reference &ref, int j)
+{
+	return ref.option[j] >= 0 && std::isfinite(ref.end_s[j]) && ref.start_s[j] <= in.now_s;
+}
+
 Plan reference_plan(const PlanInput &in, const Reference &ref)
 {
 	Plan plan;
@@ -384,7 +389,7 @@ Plan reference_plan(const PlanInput &in, const Reference &ref)
 		sum_jct += s.end_s - pj.submit_s;
 	}
 	for (int j : ref.order)
-		if (!clearly_less(in.now_s, ref.start_s[j]) && std::isfinite(ref.end_s[j]))
+		if (starts_now(in, ref, j))
 			plan.now.push_back({ Action::Kind::Start, j,
 					     in.curves[in.jobs[j].curve].gpus[ref.option[j]],
 					     ref.where[j] });

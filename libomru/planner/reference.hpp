@@ -64,9 +64,19 @@ Reference backfill_reference(const PlanInput &in);
 // the others.
 std::vector<double> reference_deadlines(const PlanInput &in, const std::vector<double> &end);
 
-// The reference as a plan: starts now what it starts now, each pending job
-// one segment at its asked count, running jobs to their predicted ends;
-// no reuse.  `is_reference` set.
+// Whether the reference starts pending job `j` now: at in.now_s itself,
+// as the plan's simulation starts only what it starts at now.  Not
+// clearly_less: its tolerance is relative, and select/omru's times are
+// Unix seconds (about 1.8e9), so it took a start 1.8 s away for now.
+// slurmctld then tried a start on a node whose job had not ended yet;
+// cons_tres refused it, the refusal took the job's only node from the
+// plan, and a job of lower priority got the node (the limits bench, seed
+// 2: a 4-GPU reservation job 2.3 x its backfill JCT).
+bool starts_now(const PlanInput &in, const Reference &ref, int j);
+
+// The reference as a plan: starts now what it starts now (starts_now),
+// each pending job one segment at its asked count, running jobs to their
+// predicted ends; no reuse.  `is_reference` set.
 Plan reference_plan(const PlanInput &in, const Reference &ref);
 
 } // namespace planner

@@ -4,12 +4,22 @@
 #include <algorithm>
 #include <limits>
 
-#include "planner/plan_simulation.hpp" // clearly_less
 #include "planner/reference.hpp"
 
 namespace omru {
 namespace planner {
 namespace {
+
+// a is before b by more than rounding.  Not clearly_less: its tolerance is
+// relative, and select/omru's times are Unix seconds (about 1.8e9), where
+// it is 1.8 s: the shadow ended runs and started jobs that much early, and
+// every reference end made from it was early by as much (against a bound
+// of 5% + 1 s on jobs of tens of seconds).  A microsecond is far above the
+// rounding of times computed the same way and far below a plan's interval.
+bool before(double a, double b)
+{
+	return a < b - 1e-6;
+}
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -64,7 +74,7 @@ void ReferenceShadow::cut_to_real_run(long id, const Seen &seen, double now)
 	if (seen.first_real_end_s >= 0 && now >= seen.first_real_end_s) {
 		// It ran to or past its first predicted end: not an early end.
 		stretch_by_overrun(id, seen, now);
-		if (!clearly_less(now, run.end_s))
+		if (!before(now, run.end_s))
 			running_.erase(r);
 		return;
 	}
@@ -74,7 +84,7 @@ void ReferenceShadow::cut_to_real_run(long id, const Seen &seen, double now)
 					  (seen.real_end_s - seen.real_start_s), 0.0, 1.0);
 		end = std::max(now, run.start_s + share * (run.end_s - run.start_s));
 	}
-	if (!clearly_less(now, end))
+	if (!before(now, end))
 		running_.erase(r);
 	else
 		run.end_s = std::min(run.end_s, end);
@@ -109,7 +119,7 @@ bool ReferenceShadow::free_at(const PlanInput &in, const NodeCounts &where, doub
 			continue;
 		int held = 0;
 		for (const auto &[id, r] : running_)
-			if (!clearly_less(t, r.start_s) && clearly_less(t, r.end_s))
+			if (!before(t, r.start_s) && before(t, r.end_s))
 				for (auto [m, k] : r.where)
 					held += m == node ? k : 0;
 		if (held + n > in.capacity(node))
@@ -123,7 +133,7 @@ void ReferenceShadow::start_planned(const PlanInput &in, double now)
 	std::vector<std::pair<double, long>> due; // by start, then id
 	for (const auto &[id, s] : seen_)
 		if (s.planned && s.end_s < 0 && !running_.count(id) &&
-		    !clearly_less(now, s.next.start_s))
+		    !before(now, s.next.start_s))
 			due.emplace_back(s.next.start_s, id);
 	std::sort(due.begin(), due.end());
 	for (auto [start, id] : due) {
@@ -138,7 +148,7 @@ void ReferenceShadow::start_planned(const PlanInput &in, double now)
 void ReferenceShadow::end_runs_by(double t)
 {
 	for (auto it = running_.begin(); it != running_.end();) {
-		if (clearly_less(t, it->second.end_s)) {
+		if (before(t, it->second.end_s)) {
 			++it;
 			continue;
 		}
@@ -158,12 +168,12 @@ void ReferenceShadow::catch_up(const PlanInput &in, double now, const std::map<l
 		double t = kInf;
 		for (const auto &[id, s] : seen_)
 			if (s.planned && s.end_s < 0 && !running_.count(id) &&
-			    !clearly_less(now, s.next.start_s))
+			    !before(now, s.next.start_s))
 				t = std::min(t, s.next.start_s);
 		if (!(t < kInf))
 			break;
 		end_runs_by(t);
-		if (clearly_less(planned_at_s_, t)) {
+		if (before(planned_at_s_, t)) {
 			plan_from(in, t, input_of);
 			continue;
 		}
@@ -238,7 +248,7 @@ void ReferenceShadow::plan_from(const PlanInput &in, double t, const std::map<lo
 	for (const PlanJob &pj : in.jobs) {
 		Seen &seen = seen_.at(pj.id);
 		if (running_.count(pj.id) || seen.end_s >= 0 ||
-		    (t < in.now_s && clearly_less(t, pj.submit_s)))
+		    (t < in.now_s && before(t, pj.submit_s)))
 			continue;
 		PlanJob q;
 		q.id = pj.id;

@@ -32,7 +32,7 @@ class Backfill final : public Policy {
 		const planner::Reference ref = planner::backfill_reference(in);
 		input_.keep_curves(in);
 		for (int j : ref.order)
-			if (ref.option[j] >= 0 && !planner::clearly_less(in.now_s, ref.start_s[j]))
+			if (planner::starts_now(in, ref, j))
 				ctx.start(input_.job_of(j), ref.where[j]);
 	}
 

@@ -583,6 +583,35 @@ START_TEST(test_a_promoted_job_holds_its_start)
 }
 END_TEST
 
+START_TEST(test_nothing_starts_now_on_gpus_freed_a_second_later)
+{
+	// select/omru's times are Unix seconds.  The node's running job ends
+	// 1.5 s from now; the 4-GPU job waiting for it must not be started
+	// now (cons_tres refuses it, and the refusal took the job's only node
+	// from the plan: the limits bench, seed 2).
+	const double now = 1796175000.485;
+	PlanInput in = cluster(1);
+	in.now_s = now;
+	in.free_per_node = { 3 };
+	in.curves = { rigid(4, 1), rigid(1, 1) };
+	PlanJob r = running_on_node0(pending(9, 1, 1, 1), 1, 100, 1, false);
+	r.progress_start_s = now + 1.5 - 100;
+	r.submit_s = r.progress_start_s;
+	in.jobs = { r, pending(1, 0, 4, 1, 0, now - 60) };
+	Reference ref = backfill_reference(in);
+	ck_assert_double_eq(ref.start_s[1], now + 1.5);
+	ck_assert(!starts_now(in, ref, 1));
+	ck_assert(reference_plan(in, ref).now.empty());
+	// Once it has ended (the next pass), it starts.
+	in.now_s = now + 2;
+	in.jobs = { pending(1, 0, 4, 1, 0, now - 60) };
+	in.free_per_node = { 4 };
+	ref = backfill_reference(in);
+	ck_assert(starts_now(in, ref, 0));
+	ck_assert_int_eq(static_cast<int>(reference_plan(in, ref).now.size()), 1);
+}
+END_TEST
+
 START_TEST(test_a_late_job_under_its_users_limit_takes_the_count_that_fits)
 {
 	// A user's limit of 2 GPUs; her running job holds 1 of it until
@@ -632,6 +661,7 @@ int main(void)
 	tcase_add_test(tc, test_pools_hold_a_job_until_room);
 	tcase_add_test(tc, test_a_job_its_limit_blocks_gets_no_reservation);
 	tcase_add_test(tc, test_a_late_job_under_its_users_limit_takes_the_count_that_fits);
+	tcase_add_test(tc, test_nothing_starts_now_on_gpus_freed_a_second_later);
 	tcase_add_test(tc, test_deadlines_stretch_the_reference);
 	tcase_add_test(tc, test_unbounded_plan_breaks_what_the_bound_keeps);
 	tcase_add_test(tc, test_the_bound_does_not_count_on_growth);

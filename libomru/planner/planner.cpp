@@ -160,19 +160,26 @@ std::vector<int> queue_order(const std::vector<PendingJob> &pending,
 	return order;
 }
 
+// (late jobs, their seconds late in all): what a repair of the bound
+// lowers, the count first.
+bool less_late(const Outcome &a, const Outcome &b)
+{
+	if (a.late != b.late)
+		return a.late < b.late;
+	return clearly_less(a.late_s, b.late_s);
+}
+
 // Fewer unplaced jobs, then fewer jobs past their reference bound (and
-// by less), then (mean JCT) a makespan within `cap`, then the objective,
-// then the other one.
+// by less: less_late), then (mean JCT) a makespan within `cap`, then the
+// objective, then the other one.
 bool better(const Outcome &a, const Outcome &b, Objective obj, double cap)
 {
 	if (a.gave_up || b.gave_up)
 		return !a.gave_up;
 	if (a.unplaced != b.unplaced)
 		return a.unplaced < b.unplaced;
-	if (a.late != b.late)
-		return a.late < b.late;
-	if (clearly_less(a.late_s, b.late_s) || clearly_less(b.late_s, a.late_s))
-		return a.late_s < b.late_s;
+	if (less_late(a, b) || less_late(b, a))
+		return less_late(a, b);
 	if (obj == Objective::MeanJct) {
 		bool a_ok = a.makespan_s <= cap, b_ok = b.makespan_s <= cap;
 		if (a_ok != b_ok)
@@ -237,15 +244,6 @@ constexpr int kBoundRounds = 8;
 // late in a backlog must not pay thousands of simulations under
 // slurmctld's lock.
 constexpr size_t kRecountJobs = 8;
-
-// (late jobs, their seconds late in all): what a repair of the bound
-// lowers, the count first.
-bool less_late(const Outcome &a, const Outcome &b)
-{
-	if (a.late != b.late)
-		return a.late < b.late;
-	return clearly_less(a.late_s, b.late_s);
-}
 
 // A promoted job under a pool (a user's GPU limit, a license) still late
 // at its asked count: the usable option of its curve that leaves the plan

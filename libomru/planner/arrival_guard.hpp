@@ -25,9 +25,11 @@
 // widened at t=0 over two nodes' CPUs, the job 8 s behind it 1.31 x and
 // the order that followed 1.96 x; slurm-fairshare.sh: a job widened to a
 // whole node, the one 3 s later 1.56-1.82 x; 2026-11-29).  A batch
-// submitted at once (or released from a hold: a held job is outside the
-// plan) is one pass with several jobs, so its jobs keep their ranges; so
-// does every job once arrivals have paused for as long as it would run.
+// submitted at once (or free to start at one --begin time: such a job is
+// outside the plan until then; not `scontrol release A,B`, one request per
+// job, which a pass can fall between) is one pass with several jobs, so
+// its jobs keep their ranges; so does every job once arrivals have paused
+// for as long as it would run.
 // A job that wants the idle GPUs of a quiet cluster asks for them with
 // --omru-elastic: it gives them back when the next job comes.
 #ifndef OMRU_PLANNER_ARRIVAL_GUARD_HPP

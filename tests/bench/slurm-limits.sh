@@ -118,7 +118,10 @@ bench_setup slurm-limits "$build" "$scale" LogPlans=yes
 mkdir -p "$out"
 python3 "$helper" mix --seed "$seed" --jobs "$njobs" --scale "$scale" \
   --profiles "$work/profiles.csv" >"$out/mix.csv"
-printf '%s\n' AccountingStorageEnforce=limits Licenses=lic:1 >"$work/extra.conf"
+# DebugFlags=Backfill: sched/backfill's reservations in slurmctld.log, so
+# that a job's wait under backfill can be read against the reference's
+# (seed 2's worst job, 2026-12-02, had to be inferred without them).
+printf '%s\n' AccountingStorageEnforce=limits Licenses=lic:1 DebugFlags=Backfill >"$work/extra.conf"
 
 # site_limits: what the site set up besides slurm.conf: QOS capped for
 # nobody, node features, the reservation; waits until slurmctld knows the

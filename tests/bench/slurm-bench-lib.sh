@@ -80,7 +80,7 @@ bench_setup() {
 # all; sets MAKESPAN (that moment to the last End, seconds) and FAILED
 # (jobs not COMPLETED).  `scontrol release` alone sends one request per
 # job, and a plan that falls between two of them sees a stream, not a
-# batch (ArrivalGuard; limits.test at stop 56): each job gets one begin
+# batch (ArrivalGuard; limits.test, 2026-12-02): each job gets one begin
 # time a few seconds ahead while still held, and a job waiting for its
 # begin time is outside the plan until it comes.
 release_and_wait() {

@@ -84,10 +84,11 @@ bench_setup() {
 # time a few seconds ahead while still held, and a job waiting for its
 # begin time is outside the plan until it comes.
 release_and_wait() {
-  local at id
+  local at start id
   at=$(( $(date +%s) + 3 + $(tr -cd , <<<"$1" | wc -c) / 10 ))
+  start=$(date -d "@$at" +%Y-%m-%dT%H:%M:%S)
   for id in ${1//,/ }; do
-    scontrol update JobId="$id" StartTime="$(date -d "@$at" +%Y-%m-%dT%H:%M:%S)"
+    scontrol update JobId="$id" StartTime="$start"
   done
   scontrol release "$1"
   [ "$(date +%s)" -lt "$at" ] ||

@@ -29,7 +29,9 @@
 // outside the plan until then; not `scontrol release A,B`, one request per
 // job, which a pass can fall between) is one pass with several jobs, so
 // its jobs keep their ranges; so does every job once arrivals have paused
-// for as long as it would run.
+// for as long as it would run.  A pass is known by its time, which
+// slurmctld gives in whole seconds: jobs first seen at two passes within
+// one second are one arrival.
 // A job that wants the idle GPUs of a quiet cluster asks for them with
 // --omru-elastic: it gives them back when the next job comes.
 #ifndef OMRU_PLANNER_ARRIVAL_GUARD_HPP

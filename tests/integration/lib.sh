@@ -93,8 +93,8 @@ cluster_up() {
 # resize_cluster_up PORT_OFFSET ELASTIC_GRACE MODEL T1 T2 T3 T4: the cluster
 # of the resize tests (elastic*.test, phase*.test): one node with 4 GPUs at
 # OMRU_TEST_PORT_BASE + PORT_OFFSET, a planner profile of MODEL with epoch
-# times T1..T4 s on 1..4 GPUs, the given ElasticGrace; sets WORK (removed at
-# exit) and OUT.
+# times T1..T4 s on 1..4 GPUs, the given ElasticGrace and, when given,
+# EXTRA_CONF (more omru.conf lines); sets WORK (removed at exit) and OUT.
 resize_cluster_up() {
   WORK=$(mktemp -d /tmp/omru-resize.XXXXXX)
   chmod 755 "$WORK"
@@ -111,6 +111,7 @@ ElasticGrace=$2
 # The CPU runs are faster than the profile says; the profile is the plan's
 # view here, so its curve is not corrected from them.
 CorrectionMargin=10
+${8:-}
 CONF
   OMRU_TEST_PORT_BASE=$(( ${OMRU_TEST_PORT_BASE:-17100} + $1 ))
   cluster_up --omru-conf "$WORK/omru.conf" --nodes 1 --gpus-per-node 4

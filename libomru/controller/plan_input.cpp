@@ -539,6 +539,8 @@ void Builder::add_running(const JobSnap &j)
 				      kOverdueFraction * (snap_.now_s - j.start_s));
 	}
 	pj.remaining_epochs = pj.epochs_at_progress_start;
+	if (j.time_limit_s > 0) // when sched/backfill expects its GPUs back
+		pj.limit_end_s = j.start_s + j.time_limit_s;
 	pj.curve = curve(j, resize_limit(j, m, pj, left_now));
 	if (pj.curve < 0)
 		return;
@@ -572,6 +574,7 @@ void Builder::add_pending(const JobSnap &j)
 	// (its partition's PriorityTier above its own factors).
 	pj.asked_gpus = std::max(1, j.gpus);
 	pj.priority = j.tier * 4294967296.0 + j.priority;
+	pj.limit_s = j.time_limit_s; // what sched/backfill reserves by
 	push(std::move(pj), j, m);
 }
 

@@ -123,6 +123,13 @@ struct PlanJob {
 	// partition PriorityTier above them; priority/basic: submission
 	// order): higher first in the reference, ties by submit_s.
 	double priority = 0;
+	// What sched/backfill reserves by: its time limit, not its predicted
+	// run (planner/reference.hpp decides what Slurm's policy starts now
+	// with them).  Pending: the limit in seconds; running: the time its
+	// limit ends (its start plus its limit).  0: none known (the
+	// prediction stands in).
+	double limit_s = 0;
+	double limit_end_s = 0;
 };
 
 // The promise the plan keeps to every pending job (doc/omru-planner.md,

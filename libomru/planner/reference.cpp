@@ -98,10 +98,10 @@ class Timeline {
 				slots_[k].pools[u.pool] += sign * u.of(gpus);
 	}
 
-	// The earliest start of `job` at `option` and where, at or before
-	// slot `last`; false when it never fits.
+	// The earliest start of `job` at `option` and where, in slots
+	// `first` to `last`; false when it never fits there.
 	bool earliest(int job, int option, double &start, double &end, NodeCounts &where,
-		      size_t last = std::numeric_limits<size_t>::max()) const
+		      size_t first, size_t last) const
 	{
 		const PlanJob &pj = in_.jobs[job];
 		const SpeedCurve &cv = in_.curves[pj.curve];
@@ -110,7 +110,7 @@ class Timeline {
 		for (const PoolUse &u : pj.pools)
 			if (!u.fits(g, 0, in_.pool_capacity[u.pool]))
 				return false;
-		for (size_t k = 0; k < slots_.size() && k <= last;) {
+		for (size_t k = first; k < slots_.size() && k <= last;) {
 			if (k > 0 && !slots_[k].release) { // nothing came back
 				k++;
 				continue;
@@ -267,7 +267,41 @@ int asked_option(const PlanInput &in, int job)
 	return best;
 }
 
-Reference backfill_reference(const PlanInput &in)
+namespace {
+
+// Whether a job carries a time limit (PlanJob::limit_s, limit_end_s).
+bool has_limits(const PlanInput &in)
+{
+	for (const PlanJob &pj : in.jobs)
+		if (pj.running ? pj.limit_end_s > 0 : pj.limit_s > 0)
+			return true;
+	return false;
+}
+
+// `in` as sched/backfill sees it: a running job ends when its limit ends
+// (now, if that passed: it is being killed), a pending one runs its whole
+// limit at any count; a job without a limit keeps its prediction.
+PlanInput on_limits(const PlanInput &in)
+{
+	PlanInput est = in;
+	for (PlanJob &pj : est.jobs) {
+		if (pj.running && pj.limit_end_s > 0) {
+			pj.progress_start_s = pj.limit_end_s;
+			pj.epochs_at_progress_start = 0;
+		} else if (!pj.running && pj.limit_s > 0) {
+			pj.start_overhead_s = pj.limit_s;
+			pj.remaining_epochs = 0;
+		}
+	}
+	return est;
+}
+
+// Conservative backfill over `in` (backfill_reference), on its predicted
+// times.  `starting`: when given, Slurm's policy starts those of its jobs
+// that start now, where it starts them, first; every other job starts
+// after now (at the first time something comes back: the next event at
+// which Slurm's scheduler decides again).
+Reference walk(const PlanInput &in, const Reference *starting)
 {
 	const size_t n = in.jobs.size();
 	Reference ref;
@@ -288,15 +322,7 @@ Reference backfill_reference(const PlanInput &in)
 		line.pools(pj, pj.gpus, in.now_s, ref.end_s[j], -1);
 	}
 	ref.order = priority_order(in);
-	int walked = 0;
-	auto place = [&](int j, int o) {
-		// Beyond the first max_jobs (sched/backfill's bf_max_job_test)
-		// a job gets no reservation: it starts only if it fits now.
-		const size_t last = walked++ < in.bound.max_jobs ? std::numeric_limits<size_t>::max() : 0;
-		double start = 0, end = 0;
-		NodeCounts where;
-		if (!line.earliest(j, o, start, end, where, last))
-			return;
+	auto hold = [&](int j, int o, NodeCounts where, double start, double end) {
 		const PlanJob &pj = in.jobs[j];
 		line.nodes(pj, where, {}, start, end, -1);
 		line.pools(pj, in.curves[pj.curve].gpus[o], start, end, -1);
@@ -304,6 +330,28 @@ Reference backfill_reference(const PlanInput &in)
 		ref.start_s[j] = start;
 		ref.end_s[j] = end;
 		ref.where[j] = std::move(where);
+	};
+	std::vector<char> placed(n, 0);
+	if (starting)
+		for (int j : ref.order)
+			if (starts_now(in, *starting, j)) {
+				const PlanJob &pj = in.jobs[j];
+				const int o = starting->option[j];
+				const NodeCounts &where = starting->where[j];
+				const double e = in.curves[pj.curve].epoch_s[o][where.size()];
+				hold(j, o, where, in.now_s, in.now_s + pj.run_s(e));
+				placed[j] = 1;
+			}
+	const size_t first = starting ? 1 : 0;
+	int walked = 0;
+	auto place = [&](int j, int o) {
+		// Beyond the first max_jobs (sched/backfill's bf_max_job_test)
+		// a job gets no reservation: it starts only if it fits now.
+		const size_t last = walked++ < in.bound.max_jobs ? std::numeric_limits<size_t>::max() : 0;
+		double start = 0, end = 0;
+		NodeCounts where;
+		if (!placed[j] && line.earliest(j, o, start, end, where, first, last))
+			hold(j, o, std::move(where), start, end);
 	};
 	// A job its pools have no room for now (its user's GPU limit used, a
 	// license out) gets no reservation, as sched/backfill skips a job its
@@ -317,7 +365,8 @@ Reference backfill_reference(const PlanInput &in)
 		int o = asked_option(in, j);
 		if (o < 0)
 			continue;
-		if (!line.pools_room_now(in.jobs[j], in.curves[in.jobs[j].curve].gpus[o]))
+		if (!placed[j] &&
+		    !line.pools_room_now(in.jobs[j], in.curves[in.jobs[j].curve].gpus[o]))
 			blocked.emplace_back(j, o);
 		else
 			place(j, o);
@@ -325,6 +374,18 @@ Reference backfill_reference(const PlanInput &in)
 	for (auto [j, o] : blocked)
 		place(j, o);
 	return ref;
+}
+
+} // namespace
+
+Reference backfill_reference(const PlanInput &in)
+{
+	if (!has_limits(in))
+		return walk(in, nullptr);
+	// What starts now is what sched/backfill starts on the limits; when
+	// the others start and every end, the predictions say.
+	const Reference now = walk(on_limits(in), nullptr);
+	return walk(in, &now);
 }
 
 namespace {

@@ -14,9 +14,23 @@
 // (their neighbours' slowdown aside).  A job whose pools (a user's GPU
 // limit, a license) have no room now gets no reservation, as sched/backfill
 // skips a job its limits block: it is placed after every job that could
-// be (doc/slurm-facts.md, section 12).  Times are the plan's predictions, not
-// walltime limits: the reference is what backfill would do if every user's
-// limit were exact, which is the fairest baseline a plan can be held to.
+// be (doc/slurm-facts.md, section 12).
+//
+// What starts now is decided as sched/backfill decides it, on the jobs'
+// time limits (PlanJob::limit_s, limit_end_s): a running job's GPUs come
+// back when its limit ends, a pending job needs its whole limit free, so a
+// job with a short limit starts in a hole before a reservation exactly when
+// Slurm would start it there.  Judged on predictions instead, the hole
+// closed wherever a higher-priority job's resources were predicted back
+// soon: on the limits bench (seed 2) backfill started a 4-minute job in
+// such a hole, the reference placed it after the higher-priority job, and
+// the plan's bound let it end 2.1-2.2 x its backfill JCT.  Everything after
+// now is the predictions': those jobs start first, the others at the
+// earliest time something comes back (Slurm decides again at each end;
+// jobs end when they are predicted to, not at their limits), so a job's
+// reference end is the earliest a scheduler following Slurm's policy could
+// give it.  Without limits (none known) both walks are the one on
+// predictions.
 #ifndef OMRU_PLANNER_REFERENCE_HPP
 #define OMRU_PLANNER_REFERENCE_HPP
 
@@ -49,7 +63,8 @@ std::vector<int> priority_order(const PlanInput &in);
 // smaller on ties); -1 when none does.
 int asked_option(const PlanInput &in, int job);
 
-// Conservative backfill over `in` (see above): the first bound.max_jobs
+// Conservative backfill over `in` (see above; on limits for what starts
+// now, when a job has one, then on predictions): the first bound.max_jobs
 // pending jobs by priority get reservations (sched/backfill's
 // bf_max_job_test, 500 by default); a job after them only starts now if
 // it fits now, else has no reference.  Deterministic; check_plan_input(in)

@@ -216,6 +216,7 @@ void ReferenceShadow::plan_from(const PlanInput &in, double t, const std::map<lo
 		pj.progress_start_s = r.start_s;
 		pj.epochs_at_progress_start = 1;
 		pj.epoch_s = r.end_s - r.start_s;
+		pj.limit_end_s = r.limit_end_s;
 		for (size_t i = 0; i < r.where.size(); i++) {
 			auto [node, count] = r.where[i];
 			if (node < 0 || node >= in.nodes)
@@ -259,6 +260,7 @@ void ReferenceShadow::plan_from(const PlanInput &in, double t, const std::map<lo
 		q.node_set = pj.node_set;
 		q.asked_gpus = pj.asked_gpus;
 		q.priority = pj.priority;
+		q.limit_s = pj.limit_s;
 		q.pools = pj.pools;
 		q.need = pj.need;
 		s.jobs.push_back(std::move(q));
@@ -275,6 +277,7 @@ void ReferenceShadow::plan_from(const PlanInput &in, double t, const std::map<lo
 		seen->next.start_s = ref.start_s[k];
 		seen->next.end_s = seen->next.planned_end_s = ref.end_s[k];
 		seen->next.gpus = s.curves[s.jobs[k].curve].gpus[ref.option[k]];
+		seen->next.limit_end_s = s.jobs[k].limit_s > 0 ? ref.start_s[k] + s.jobs[k].limit_s : 0;
 		seen->next.where = ref.where[k];
 		seen->next.use = uses_of(s, s.jobs[k], ref.where[k]);
 	}
@@ -314,6 +317,7 @@ std::vector<double> ReferenceShadow::ends(const PlanInput &in)
 			r.end_s = std::max(now, pj.progress_start_s +
 							pj.epochs_at_progress_start * pj.epoch_s);
 			r.gpus = pj.gpus;
+			r.limit_end_s = pj.limit_end_s;
 			r.where = pj.where;
 			r.planned_end_s = r.end_s;
 			r.use = uses_of(in, pj, pj.where, pj.holding);

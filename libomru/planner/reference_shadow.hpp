@@ -58,6 +58,8 @@ class ReferenceShadow {
 		double start_s = 0, end_s = 0;
 		double planned_end_s = 0; // end_s before any overrun stretched it
 		int gpus = 0;
+		// When its time limit ends (PlanJob::limit_end_s; 0: none).
+		double limit_end_s = 0;
 		NodeCounts where;
 		// CPUs and memory on each node of `where` (same order; empty
 		// without node resources).

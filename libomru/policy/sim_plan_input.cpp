@@ -1,7 +1,10 @@
 // sim_plan_input.cpp - see sim_plan_input.hpp.
 #include "policy/sim_plan_input.hpp"
 
+#include <cmath>
+
 #include "planner/profile_curve.hpp"
+#include "planner/reference.hpp" // asked_option
 
 namespace omru {
 namespace {
@@ -113,6 +116,8 @@ planner::PlanInput SimPlanInput::build(const SchedulingContext &ctx,
 			in.jobs.push_back(std::move(pj));
 			job_of_.push_back(job);
 		}
+	if (time_factor_ == 1 && opts.walltime_factor > 1)
+		add_limits(in, opts.walltime_factor);
 	if (!kinds.empty()) {
 		std::vector<std::string> models(kinds.size());
 		for (const auto &[model, kind] : kinds)
@@ -120,6 +125,29 @@ planner::PlanInput SimPlanInput::build(const SchedulingContext &ctx,
 		in.slowdown = interference->matrix(models);
 	}
 	return in;
+}
+
+// Backfill's walltime estimates as the jobs' limits (F x the truth, as the
+// `backfill` policy's input scales every time), so the plan's reference
+// decides what starts now as that baseline does: a pending job's at the
+// count it asked, a running job's from its progress start.
+void SimPlanInput::add_limits(planner::PlanInput &in, double factor) const
+{
+	for (size_t j = 0; j < in.jobs.size(); j++) {
+		planner::PlanJob &pj = in.jobs[j];
+		if (pj.running) {
+			pj.limit_end_s = pj.progress_start_s +
+					 factor * pj.epochs_at_progress_start * pj.epoch_s;
+			continue;
+		}
+		const int o = planner::asked_option(in, static_cast<int>(j));
+		if (o < 0)
+			continue;
+		const planner::SpeedCurve &cv = in.curves[pj.curve];
+		const double run = pj.run_s(cv.packed(o, in.gpus_per_node));
+		if (std::isfinite(run))
+			pj.limit_s = factor * run;
+	}
 }
 
 // The job's user's GPU limit and its license as pools: one per limited user

@@ -38,6 +38,7 @@ class SimPlanInput {
 		     std::vector<planner::SpeedCurve> &curves);
 	void add_pools(const Workload &w, const Job &j, planner::PlanInput &in,
 		       planner::PlanJob &pj);
+	void add_limits(planner::PlanInput &in, double factor) const;
 
 	double time_factor_;
 	std::map<std::tuple<int, int, int>, int> curve_index_;

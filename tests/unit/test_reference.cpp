@@ -108,6 +108,86 @@ START_TEST(test_backfill_never_delays_a_higher_priority_job)
 }
 END_TEST
 
+// One 4-GPU node: r runs on 3 GPUs, predicted to end at 8, its limit at
+// 600; x (priority 3) waits for all 4 GPUs, 100 s, limit 300.
+PlanInput hole_before_a_reservation()
+{
+	PlanInput in = cluster(1);
+	in.free_per_node = { 1 };
+	in.curves = { rigid(3, 1), rigid(4, 1), rigid(1, 1) };
+	PlanJob r = running_on_node0(pending(9, 0, 3, 1), 3, 8, 1, false);
+	r.limit_end_s = 600;
+	PlanJob x = pending(1, 1, 4, 1, 3);
+	x.limit_s = 300;
+	in.jobs = { r, x };
+	return in;
+}
+
+START_TEST(test_a_short_limit_starts_in_a_hole_as_under_backfill)
+{
+	// y (priority 1, 1 GPU, 60 s, limit 240).  On predictions x starts at
+	// 8 and y's 60 s would delay it: y after x.  sched/backfill sees r's
+	// GPUs back at 600 and y's limit ending before: it starts y now, and
+	// so does the reference; x then starts when y's GPU is back.
+	PlanInput in = hole_before_a_reservation();
+	PlanJob y = pending(2, 2, 1, 0.6, 1);
+	y.limit_s = 240;
+	in.jobs.push_back(y);
+	Reference ref = backfill_reference(in);
+	ck_assert_double_eq(ref.start_s[2], 0);
+	ck_assert_double_eq(ref.end_s[2], 60);
+	ck_assert_double_eq(ref.start_s[1], 60);
+	ck_assert_double_eq(ref.end_s[1], 160);
+	Plan p = reference_plan(in, ref);
+	ck_assert_int_eq(static_cast<int>(p.now.size()), 1);
+	ck_assert_int_eq(p.now[0].job, 2);
+	// Without limits, the predictions decide: y after x.
+	in.jobs[0].limit_end_s = 0;
+	in.jobs[1].limit_s = in.jobs[2].limit_s = 0;
+	ref = backfill_reference(in);
+	ck_assert_double_eq(ref.start_s[1], 8);
+	ck_assert_double_eq(ref.start_s[2], 108);
+}
+END_TEST
+
+START_TEST(test_a_long_limit_waits_as_under_backfill)
+{
+	// w (priority 1, 1 GPU, 5 s, limit 1000): on predictions it ends
+	// before x starts at 8, but its limit runs into x's reservation (at
+	// r's limit, 600): sched/backfill does not start it now, nor does the
+	// reference; it starts after x (108), ends 5 s later.
+	PlanInput in = hole_before_a_reservation();
+	PlanJob w = pending(2, 2, 1, 0.05, 1);
+	w.limit_s = 1000;
+	in.jobs.push_back(w);
+	Reference ref = backfill_reference(in);
+	ck_assert_double_eq(ref.start_s[1], 8);
+	ck_assert_double_eq(ref.start_s[2], 108);
+	ck_assert_double_eq(ref.end_s[2], 113);
+	ck_assert_int_eq(static_cast<int>(reference_plan(in, ref).now.size()), 0);
+	// On predictions alone it starts now.
+	in.jobs[2].limit_s = 0;
+	in.jobs[0].limit_end_s = 0;
+	in.jobs[1].limit_s = 0;
+	ck_assert_double_eq(backfill_reference(in).start_s[2], 0);
+}
+END_TEST
+
+START_TEST(test_shadow_starts_by_limits)
+{
+	// The shadow decides as the reference does: y starts in the hole at 0
+	// and ends at 60; x waits for its GPU and ends at 160.
+	PlanInput in = hole_before_a_reservation();
+	PlanJob y = pending(2, 2, 1, 0.6, 1);
+	y.limit_s = 240;
+	in.jobs.push_back(y);
+	ReferenceShadow shadow;
+	std::vector<double> e = shadow.ends(in);
+	ck_assert_double_eq(e[2], 60);
+	ck_assert_double_eq(e[1], 160);
+}
+END_TEST
+
 START_TEST(test_higher_priority_arrival_moves_a_job)
 {
 	// Two nodes.  A 4-GPU job of 300 s is reserved at 0 on one node;
@@ -657,6 +737,9 @@ int main(void)
 	tcase_add_test(tc, test_slurm_priority_breaks_the_plans_ties);
 	tcase_add_test(tc, test_backfill_never_delays_a_higher_priority_job);
 	tcase_add_test(tc, test_higher_priority_arrival_moves_a_job);
+	tcase_add_test(tc, test_a_short_limit_starts_in_a_hole_as_under_backfill);
+	tcase_add_test(tc, test_a_long_limit_waits_as_under_backfill);
+	tcase_add_test(tc, test_shadow_starts_by_limits);
 	tcase_add_test(tc, test_asked_count_and_nearest);
 	tcase_add_test(tc, test_pools_hold_a_job_until_room);
 	tcase_add_test(tc, test_a_job_its_limit_blocks_gets_no_reservation);

@@ -109,8 +109,9 @@ START_TEST(test_backfill_never_delays_a_higher_priority_job)
 END_TEST
 
 // One 4-GPU node: r runs on 3 GPUs, predicted to end at 8, its limit at
-// 600; x (priority 3) waits for all 4 GPUs, 100 s, limit 300.
-PlanInput hole_before_a_reservation()
+// 600; x (priority 3) waits for all 4 GPUs, 100 s, limit 300; a third job
+// (priority 1) asks 1 GPU for `epochs` x 100 s, limit `limit_s`.
+PlanInput hole_before_a_reservation(double epochs, double limit_s)
 {
 	PlanInput in = cluster(1);
 	in.free_per_node = { 1 };
@@ -119,20 +120,27 @@ PlanInput hole_before_a_reservation()
 	r.limit_end_s = 600;
 	PlanJob x = pending(1, 1, 4, 1, 3);
 	x.limit_s = 300;
-	in.jobs = { r, x };
+	PlanJob third = pending(2, 2, 1, epochs, 1);
+	third.limit_s = limit_s;
+	in.jobs = { r, x, third };
+	return in;
+}
+
+// The same state with no limit known: the predictions decide alone.
+PlanInput without_limits(PlanInput in)
+{
+	for (PlanJob &pj : in.jobs)
+		pj.limit_s = pj.limit_end_s = 0;
 	return in;
 }
 
 START_TEST(test_a_short_limit_starts_in_a_hole_as_under_backfill)
 {
-	// y (priority 1, 1 GPU, 60 s, limit 240).  On predictions x starts at
-	// 8 and y's 60 s would delay it: y after x.  sched/backfill sees r's
-	// GPUs back at 600 and y's limit ending before: it starts y now, and
-	// so does the reference; x then starts when y's GPU is back.
-	PlanInput in = hole_before_a_reservation();
-	PlanJob y = pending(2, 2, 1, 0.6, 1);
-	y.limit_s = 240;
-	in.jobs.push_back(y);
+	// y (60 s, limit 240).  On predictions x starts at 8 and y's 60 s
+	// would delay it: y after x.  sched/backfill sees r's GPUs back at 600
+	// and y's limit ending before: it starts y now, and so does the
+	// reference; x then starts when y's GPU is back.
+	PlanInput in = hole_before_a_reservation(0.6, 240);
 	Reference ref = backfill_reference(in);
 	ck_assert_double_eq(ref.start_s[2], 0);
 	ck_assert_double_eq(ref.end_s[2], 60);
@@ -141,10 +149,7 @@ START_TEST(test_a_short_limit_starts_in_a_hole_as_under_backfill)
 	Plan p = reference_plan(in, ref);
 	ck_assert_int_eq(static_cast<int>(p.now.size()), 1);
 	ck_assert_int_eq(p.now[0].job, 2);
-	// Without limits, the predictions decide: y after x.
-	in.jobs[0].limit_end_s = 0;
-	in.jobs[1].limit_s = in.jobs[2].limit_s = 0;
-	ref = backfill_reference(in);
+	ref = backfill_reference(without_limits(in));
 	ck_assert_double_eq(ref.start_s[1], 8);
 	ck_assert_double_eq(ref.start_s[2], 108);
 }
@@ -152,24 +157,17 @@ END_TEST
 
 START_TEST(test_a_long_limit_waits_as_under_backfill)
 {
-	// w (priority 1, 1 GPU, 5 s, limit 1000): on predictions it ends
-	// before x starts at 8, but its limit runs into x's reservation (at
-	// r's limit, 600): sched/backfill does not start it now, nor does the
-	// reference; it starts after x (108), ends 5 s later.
-	PlanInput in = hole_before_a_reservation();
-	PlanJob w = pending(2, 2, 1, 0.05, 1);
-	w.limit_s = 1000;
-	in.jobs.push_back(w);
+	// w (5 s, limit 1000): on predictions it ends before x starts at 8,
+	// but its limit runs into x's reservation (at r's limit, 600):
+	// sched/backfill does not start it now, nor does the reference; it
+	// starts after x (108), ends 5 s later.
+	PlanInput in = hole_before_a_reservation(0.05, 1000);
 	Reference ref = backfill_reference(in);
 	ck_assert_double_eq(ref.start_s[1], 8);
 	ck_assert_double_eq(ref.start_s[2], 108);
 	ck_assert_double_eq(ref.end_s[2], 113);
 	ck_assert_int_eq(static_cast<int>(reference_plan(in, ref).now.size()), 0);
-	// On predictions alone it starts now.
-	in.jobs[2].limit_s = 0;
-	in.jobs[0].limit_end_s = 0;
-	in.jobs[1].limit_s = 0;
-	ck_assert_double_eq(backfill_reference(in).start_s[2], 0);
+	ck_assert_double_eq(backfill_reference(without_limits(in)).start_s[2], 0);
 }
 END_TEST
 
@@ -177,12 +175,7 @@ START_TEST(test_shadow_starts_by_limits)
 {
 	// The shadow decides as the reference does: y starts in the hole at 0
 	// and ends at 60; x waits for its GPU and ends at 160.
-	PlanInput in = hole_before_a_reservation();
-	PlanJob y = pending(2, 2, 1, 0.6, 1);
-	y.limit_s = 240;
-	in.jobs.push_back(y);
-	ReferenceShadow shadow;
-	std::vector<double> e = shadow.ends(in);
+	std::vector<double> e = ReferenceShadow().ends(hole_before_a_reservation(0.6, 240));
 	ck_assert_double_eq(e[2], 60);
 	ck_assert_double_eq(e[1], 160);
 }

@@ -278,14 +278,15 @@ bool has_limits(const PlanInput &in)
 	return false;
 }
 
-// `in` as sched/backfill sees it: a running job ends when its limit ends
-// (now, if that passed: it is being killed), a pending one runs its whole
-// limit at any count; a job without a limit keeps its prediction.
+// `in` as sched/backfill sees it: a running job ends when its limit ends,
+// a pending one runs its whole limit at any count; a job without a limit
+// keeps its prediction, and so does one past its limit (being killed: its
+// GPUs are not free now, and its prediction, never before now, stands in).
 PlanInput on_limits(const PlanInput &in)
 {
 	PlanInput est = in;
 	for (PlanJob &pj : est.jobs) {
-		if (pj.running && pj.limit_end_s > 0) {
+		if (pj.running && pj.limit_end_s > in.now_s) {
 			pj.progress_start_s = pj.limit_end_s;
 			pj.epochs_at_progress_start = 0;
 		} else if (!pj.running && pj.limit_s > 0) {

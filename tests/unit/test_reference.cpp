@@ -171,6 +171,22 @@ START_TEST(test_a_long_limit_waits_as_under_backfill)
 }
 END_TEST
 
+START_TEST(test_a_job_past_its_limit_holds_its_gpus)
+{
+	// At 700 r is past its limit (600) and predicted to end at 708: its
+	// GPUs are not free now, so x (4 GPUs) does not start now but at 708,
+	// and the reference starts nothing on GPUs r still holds.
+	PlanInput in = hole_before_a_reservation(0.05, 1000);
+	in.now_s = 700;
+	in.jobs[0].progress_start_s = 600; // one epoch of 108 s: ends at 708
+	in.jobs[0].epoch_s = 108;
+	in.jobs.pop_back();
+	Reference ref = backfill_reference(in);
+	ck_assert_double_eq(ref.start_s[1], 708);
+	ck_assert_int_eq(static_cast<int>(reference_plan(in, ref).now.size()), 0);
+}
+END_TEST
+
 START_TEST(test_shadow_starts_by_limits)
 {
 	// The shadow decides as the reference does: y starts in the hole at 0
@@ -732,6 +748,7 @@ int main(void)
 	tcase_add_test(tc, test_higher_priority_arrival_moves_a_job);
 	tcase_add_test(tc, test_a_short_limit_starts_in_a_hole_as_under_backfill);
 	tcase_add_test(tc, test_a_long_limit_waits_as_under_backfill);
+	tcase_add_test(tc, test_a_job_past_its_limit_holds_its_gpus);
 	tcase_add_test(tc, test_shadow_starts_by_limits);
 	tcase_add_test(tc, test_asked_count_and_nearest);
 	tcase_add_test(tc, test_pools_hold_a_job_until_room);
